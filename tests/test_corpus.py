@@ -1,0 +1,86 @@
+"""Corpus and DocumentCache: normalize once, re-normalize on change, bounded, index = scan."""
+
+from __future__ import annotations
+
+import sys
+import threading
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from vcg_otel import Corpus, DocumentCache, quote_gate
+
+
+def test_documents_are_normalized_once_and_shared_across_corpora(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    module = sys.modules["vcg_otel.gate.corpus"]
+    calls: list[str] = []
+    real = module.normalize_with_map
+
+    def counting(text: str):  # type: ignore[no-untyped-def]
+        calls.append(text)
+        return real(text)
+
+    monkeypatch.setattr(module, "normalize_with_map", counting)
+    cache = DocumentCache()
+    for _ in range(3):
+        corpus = Corpus({"a": "alpha beta gamma", "b": "delta epsilon"}, cache=cache)
+        assert quote_gate("beta gamma", "a", corpus) == "found"
+        assert quote_gate("delta", "a", corpus) == "misattributed"
+    assert sorted(calls) == ["alpha beta gamma", "delta epsilon"]
+
+
+def test_changed_document_is_renormalized_and_old_matches_disappear() -> None:
+    corpus = Corpus({"a": "the old wording"}, cache=DocumentCache())
+    assert quote_gate("old wording", "a", corpus) == "found"
+    corpus.add("a", "the new wording")
+    assert quote_gate("old wording", "a", corpus) == "not_found"
+    assert quote_gate("new wording", "a", corpus) == "found"
+
+
+def test_cache_is_bounded_by_entries_and_characters() -> None:
+    cache = DocumentCache(max_entries=3, max_chars=100)
+    for i in range(10):
+        cache.get(f"document {i}")
+    assert len(cache) == 3
+    cache.get("x" * 60)
+    cache.get("y" * 60)
+    assert cache.chars <= 100
+
+
+def test_cache_is_safe_under_threads() -> None:
+    cache = DocumentCache(max_entries=50)
+    texts = [f"text number {i} " * 20 for i in range(200)]
+    errors: list[BaseException] = []
+
+    def work(offset: int) -> None:
+        try:
+            for i in range(400):
+                text = texts[(i + offset) % len(texts)]
+                assert cache.get(text).original is text
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(k * 13,)) for k in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors and len(cache) <= 50
+
+
+words = st.sampled_from(["alpha", "beta", "gamma", "delta", "model", "data", "4.2%", "the"])
+documents = st.lists(st.lists(words, min_size=1, max_size=12).map(" ".join), min_size=1,
+                     max_size=30)
+
+
+@settings(max_examples=60, deadline=None)
+@given(docs=documents, quote=st.lists(words, min_size=1, max_size=4).map(" ".join))
+def test_index_search_agrees_with_a_full_scan(docs: list[str], quote: str) -> None:
+    mapping = {f"d{i}": text for i, text in enumerate(docs)}
+    big = Corpus({**mapping, **{f"pad{i}": "padding words only" for i in range(40)}})
+    small = Corpus(mapping)  # at most 30 documents: always a plain scan
+    for cited in ("d0", "missing"):
+        via_index = quote_gate(quote, cited, big)
+        via_scan = quote_gate(quote, cited, small)
+        assert via_index.result == via_scan.result
+        assert via_index.source_document_ids == via_scan.source_document_ids

@@ -1,0 +1,119 @@
+"""normalize(): each repair the gate relies on, and the offset maps back to the original."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from vcg_otel import normalize, normalize_with_map
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("Hello   World", "hello world"),
+        ("  padded\t\n", "padded"),
+        ("\u201cCurly\u201d \u2018quotes\u2019", "\"curly\" 'quotes'"),
+        ("a\u2014b", "a - b"),
+        ("a -- b", "a - b"),
+        ("10\u201320", "10-20"),
+        ("wait\u2026", "wait..."),
+        ("non\u00a0breaking\u2009thin\u3000ideographic", "non breaking thin ideographic"),
+        ("zero\u200bwidth\u200djoin\ufeff", "zerowidthjoin"),
+        ("soft\u00adhyphen", "softhyphen"),
+        ("\ufb01rst \ufb02ow o\ufb00er", "first flow offer"),
+        ("transfor-\nmation", "transformation"),
+        ("STRASSE Stra\u00dfe", "strasse strasse"),
+        ("\uff28\uff45\uff4c\uff4c\uff4f", "hello"),
+    ],
+)
+def test_typography_and_pdf_damage_fold_to_one_form(raw: str, expected: str) -> None:
+    assert normalize(raw) == expected
+
+
+def test_numbers_decimal_points_and_percent_are_preserved() -> None:
+    assert normalize("Accuracy rose 3.5% (from 91.2 to 94.7)") == (
+        "accuracy rose 3.5% (from 91.2 to 94.7)"
+    )
+    assert normalize("3.5%") != normalize("35%")
+    assert normalize("1,000") != normalize("1000")
+
+
+def test_composed_and_decomposed_accents_are_equal_but_accents_are_kept() -> None:
+    assert normalize("caf\u00e9") == normalize("cafe\u0301")
+    assert normalize("r\u00e9sum\u00e9") != normalize("resume")
+
+
+def test_case_folding_works_for_cyrillic_and_greek() -> None:
+    assert normalize("\u041c\u041e\u0421\u041a\u0412\u0410") == normalize(
+        "\u043c\u043e\u0441\u043a\u0432\u0430"
+    )
+    sofia_upper, sofia_lower = "\u03a3\u039f\u03a6\u0399\u0391", "\u03c3\u03bf\u03c6\u03b9\u03b1"
+    assert normalize(sofia_upper) == normalize(sofia_lower)
+
+
+def test_cyrillic_look_alikes_fold_to_latin_but_distinct_letters_do_not() -> None:
+    spoofed = "r\u0435sults \u0441\u043ert \u0443\u0445"  # Cyrillic е, с, о, у, х
+    assert normalize(spoofed) == "results cort yx"
+    # и (Cyrillic i) and н (Cyrillic n) do not look like Latin letters: never folded.
+    assert normalize("\u0438\u043d") != normalize("un")
+    assert normalize("\u0438\u043d") != normalize("nh")
+
+
+def test_cjk_text_is_kept_and_matches_itself() -> None:
+    text = "\u5927\u578b\u8bed\u8a00\u6a21\u578b\u7684\u8bc4\u4f30"
+    assert normalize(text) == text
+    assert normalize("\uff21\uff29\u6a21\u578b") == "ai\u6a21\u578b"
+
+
+def test_type_errors_name_the_argument() -> None:
+    with pytest.raises(TypeError, match="text must be str"):
+        normalize(b"bytes")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="text must be str"):
+        normalize_with_map(None)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        "",
+        " ",
+        "\x00\x01\ufffe",
+        "\ud800 lone surrogate",
+        "\U0001f600\U0010ffff\U000e0001",
+        "\u0301\u0301 marks first",
+        "\u200b\u0301a",
+        "x" * 10 + "\u0130" * 5 + "y",
+    ],
+)
+def test_any_string_is_handled_without_a_crash(raw: str) -> None:
+    out = normalize_with_map(raw)
+    assert normalize(out.text) == out.text
+    start, end = out.original_span(0, len(out.text))
+    assert 0 <= start <= end <= len(raw)
+
+
+def test_offsets_point_at_the_original_passage() -> None:
+    raw = "Intro.  The \ufb01nal  RESULT\u2014\u201cgood\u201d\u2026 ends"
+    nt = normalize_with_map(raw)
+    needle = 'final result - "good"...'
+    pos = nt.text.index(needle)
+    start, end = nt.original_span(pos, pos + len(needle))
+    assert raw[start:end] == "\ufb01nal  RESULT\u2014\u201cgood\u201d\u2026"
+
+
+def test_large_documents_normalize_in_chunks_with_the_same_result() -> None:
+    module = sys.modules["vcg_otel.gate.normalize"]
+    unit = "Alpha  beta\u2014gamma ﬁ \u03bb-\nfunction, caf\u00e9 \u0441\u043e\u0441. "
+    text = unit * (module._CHUNK // len(unit) * 3)
+    chunked = normalize_with_map(text)
+    old = module._CHUNK
+    module._CHUNK = 10**12
+    try:
+        whole = normalize_with_map(text)
+    finally:
+        module._CHUNK = old
+    assert chunked.text == whole.text
+    for pos in (0, 17, len(whole.text) // 2, len(whole.text) - 5):
+        assert chunked.original_span(pos, pos + 5) == whole.original_span(pos, pos + 5)

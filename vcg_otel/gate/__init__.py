@@ -1,0 +1,31 @@
+"""Stage 1, the verbatim gate: is the quote really in the document it cites?
+
+Deterministic, offline and free: no model, no network. See :func:`quote_gate`,
+:func:`span_gate`, :class:`Corpus` and :func:`normalize`.
+"""
+
+from .api import as_corpus, quote_gate, span_gate
+from .corpus import Corpus, DocumentCache, default_cache
+from .normalize import NormalizedText, OffsetMap, normalize, normalize_with_map
+from .quote import ParsedQuote, parse_quote
+from .result import GateMatch, GateResult, NotFoundReason
+from .search import DEFAULT_MAX_GAP
+
+__all__ = [
+    "DEFAULT_MAX_GAP",
+    "Corpus",
+    "DocumentCache",
+    "GateMatch",
+    "GateResult",
+    "NormalizedText",
+    "NotFoundReason",
+    "OffsetMap",
+    "ParsedQuote",
+    "as_corpus",
+    "default_cache",
+    "normalize",
+    "normalize_with_map",
+    "parse_quote",
+    "quote_gate",
+    "span_gate",
+]

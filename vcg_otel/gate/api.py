@@ -1,0 +1,178 @@
+"""Stage 1 entry points: ``quote_gate`` for quotes, ``span_gate`` for offset citations.
+
+Both are pure functions of their arguments (no network, no model) and fail closed: anything
+that cannot be shown to be in the cited document is ``not_found`` or ``misattributed``, with
+the reason recorded. Only wrong argument *types* raise (``TypeError`` naming the argument).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .corpus import Corpus
+from .normalize import normalize_with_map
+from .quote import parse_quote
+from .result import GateMatch, GateResult, NotFoundReason
+from .search import DEFAULT_MAX_GAP, Span, find_quote
+
+__all__ = ["as_corpus", "quote_gate", "span_gate"]
+
+Documents = Corpus | Mapping[Any, str]
+
+
+def as_corpus(docs: Documents, name: str = "docs") -> Corpus:
+    """Accept a :class:`Corpus` as is, wrap a mapping of id to text in one."""
+    if isinstance(docs, Corpus):
+        return docs
+    if isinstance(docs, Mapping):
+        return Corpus(docs)
+    raise TypeError(
+        f"{name} must be a Corpus or a mapping of id to text, not {type(docs).__name__}"
+    )
+
+
+def _doc_id(value: object, name: str) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        raise TypeError(f"{name} must be str or int, not {type(value).__name__}")
+    return str(value)
+
+
+def _check_gap(max_gap: int) -> None:
+    if isinstance(max_gap, bool) or not isinstance(max_gap, int):
+        raise TypeError(f"max_gap must be int, not {type(max_gap).__name__}")
+    if max_gap < 0:
+        raise ValueError("max_gap must be >= 0")
+
+
+def _matched(
+    result: GateResult, corpus: Corpus, cited: str | None, doc_id: str, span: Span,
+    sources: tuple[str, ...],
+) -> GateMatch:
+    doc = corpus.normalized(doc_id)
+    start, end = doc.original_span(span.start, span.end)
+    return GateMatch(
+        result=result,
+        cited_document_id=cited,
+        document_id=doc_id,
+        start=start,
+        end=end,
+        text=doc.original[start:end],
+        elided=span.elided,
+        pieces=tuple(doc.original_span(s, e) for s, e in span.pieces),
+        source_document_ids=sources,
+    )
+
+
+def quote_gate(
+    quote: str, cited_doc_id: str | int | None, docs: Documents, *, max_gap: int = DEFAULT_MAX_GAP
+) -> GateMatch:
+    """Is ``quote`` really in the document it cites?
+
+    Args:
+        quote: the quoted text as the answer gave it (ellipses and brackets allowed).
+        cited_doc_id: the id of the document the citation names.
+        docs: a :class:`Corpus` (best: normalization and index are reused) or a mapping of id
+            to text.
+        max_gap: the most normalized characters one ellipsis or bracket may stand for.
+
+    Returns:
+        A :class:`GateMatch` equal to ``"found"`` (in the cited document), ``"misattributed"``
+        (only in other documents; ``source_document_ids`` says which) or ``"not_found"``
+        (fabricated, stitched, empty, or an unknown document; ``reason`` says which).
+
+    Raises:
+        TypeError: an argument has the wrong type.
+    """
+    if not isinstance(quote, str):
+        raise TypeError(f"quote must be str, not {type(quote).__name__}")
+    cited = _doc_id(cited_doc_id, "cited_doc_id")
+    corpus = as_corpus(docs)
+    _check_gap(max_gap)
+    parsed = parse_quote(quote)
+    if parsed.empty:
+        return GateMatch(GateResult.NOT_FOUND, cited, reason=NotFoundReason.EMPTY_QUOTE)
+    known = cited is not None and cited in corpus
+    if known:
+        span = corpus.find_in(cited, parsed, max_gap)
+        if span is not None:
+            return _matched(GateResult.FOUND, corpus, cited, cited, span, (cited,))  # type: ignore[arg-type]
+    elsewhere = corpus.find_elsewhere(parsed, exclude=cited, max_gap=max_gap)
+    if elsewhere:
+        doc_id, span = elsewhere[0]
+        sources = tuple(d for d, _ in elsewhere)
+        return _matched(GateResult.MISATTRIBUTED, corpus, cited, doc_id, span, sources)
+    reason = NotFoundReason.NO_MATCH if known else NotFoundReason.UNKNOWN_DOCUMENT
+    return GateMatch(GateResult.NOT_FOUND, cited, reason=reason)
+
+
+def _int_arg(value: object, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} must be int, not {type(value).__name__}")
+    return value
+
+
+def span_gate(
+    doc_id: str | int,
+    start: int,
+    end: int,
+    docs: Documents,
+    quote: str | None = None,
+    chunk: tuple[int, int] | None = None,
+    *,
+    max_gap: int = DEFAULT_MAX_GAP,
+) -> GateMatch:
+    """Check a citation given as half-open offsets ``[start, end)`` into a document.
+
+    With ``chunk=(chunk_start, chunk_end)`` (the retrieved chunk the answer could see) a span
+    reaching outside the chunk is rejected, never clipped. With ``quote`` the quote must also
+    occur inside the span; the match then reports the quote's own offsets.
+
+    Never raises for out-of-range, inverted or empty offsets: those are ``not_found`` with a
+    reason. Raises ``TypeError`` only for arguments of the wrong type.
+    """
+    cited = _doc_id(doc_id, "doc_id")
+    start = _int_arg(start, "start")
+    end = _int_arg(end, "end")
+    if quote is not None and not isinstance(quote, str):
+        raise TypeError(f"quote must be str or None, not {type(quote).__name__}")
+    if chunk is not None:
+        if not isinstance(chunk, (tuple, list)) or len(chunk) != 2:
+            raise TypeError("chunk must be a (start, end) pair or None")
+        chunk_start, chunk_end = _int_arg(chunk[0], "chunk[0]"), _int_arg(chunk[1], "chunk[1]")
+    corpus = as_corpus(docs)
+    _check_gap(max_gap)
+
+    def reject(reason: NotFoundReason) -> GateMatch:
+        return GateMatch(GateResult.NOT_FOUND, cited, reason=reason)
+
+    if cited is None or cited not in corpus:
+        return reject(NotFoundReason.UNKNOWN_DOCUMENT)
+    text = corpus.text(cited)
+    if start < 0 or end > len(text) or start > end:
+        return reject(NotFoundReason.OUT_OF_RANGE)
+    if chunk is not None:
+        if chunk_start < 0 or chunk_end > len(text) or chunk_start > chunk_end:
+            return reject(NotFoundReason.OUT_OF_RANGE)
+        if start < chunk_start or end > chunk_end:
+            return reject(NotFoundReason.OUTSIDE_CHUNK)
+    passage = normalize_with_map(text[start:end])
+    if not any(ch.isalnum() for ch in passage.text):
+        return reject(NotFoundReason.EMPTY_SPAN)
+    if quote is None:
+        return GateMatch(GateResult.FOUND, cited, cited, start, end, text[start:end],
+                         source_document_ids=(cited,))
+    parsed = parse_quote(quote)
+    if parsed.empty:
+        return reject(NotFoundReason.EMPTY_QUOTE)
+    span = find_quote(passage, parsed, max_gap)
+    if span is None:
+        return reject(NotFoundReason.QUOTE_NOT_IN_SPAN)
+    q_start, q_end = passage.original_span(span.start, span.end)
+    pieces = tuple(
+        (start + s, start + e) for s, e in (passage.original_span(a, b) for a, b in span.pieces)
+    )
+    return GateMatch(GateResult.FOUND, cited, cited, start + q_start, start + q_end,
+                     text[start + q_start:start + q_end], span.elided, pieces, (cited,))

@@ -1,0 +1,101 @@
+"""What the gate answers: a verdict that is also a plain string, and the evidence behind it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+__all__ = ["GateMatch", "GateResult", "NotFoundReason"]
+
+
+class GateResult(str, Enum):
+    """Stage-1 outcome. Compares equal to its value: ``GateResult.FOUND == "found"``."""
+
+    FOUND = "found"
+    NOT_FOUND = "not_found"
+    MISATTRIBUTED = "misattributed"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class NotFoundReason(str, Enum):
+    """Why a citation failed closed in stage 1 (recorded, never collapsed into another)."""
+
+    NO_MATCH = "no_match"
+    EMPTY_QUOTE = "empty_quote"
+    UNKNOWN_DOCUMENT = "unknown_document"
+    OUT_OF_RANGE = "out_of_range"
+    EMPTY_SPAN = "empty_span"
+    OUTSIDE_CHUNK = "outside_chunk"
+    QUOTE_NOT_IN_SPAN = "quote_not_in_span"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class GateMatch:
+    """The gate's answer with its evidence. Compares equal to the plain result string.
+
+    Attributes:
+        result: ``found``, ``not_found`` or ``misattributed``.
+        cited_document_id: the document the citation named.
+        document_id: where the passage was found (the cited document when ``found``, the first
+            real source when ``misattributed``, ``None`` when ``not_found``).
+        start, end: half-open character offsets of the passage in that document's *original*
+            text; for an elided quote they span everything that was left out as well.
+        text: the original passage, ``original[start:end]``.
+        elided: the quote was matched in pieces around ellipses or brackets.
+        pieces: original offsets of each matched piece.
+        source_document_ids: every document the passage occurs in (for ``misattributed``, where
+            the quote really comes from).
+        reason: for ``not_found``, why.
+    """
+
+    result: GateResult
+    cited_document_id: str | None = None
+    document_id: str | None = None
+    start: int | None = None
+    end: int | None = None
+    text: str | None = None
+    elided: bool = False
+    pieces: tuple[tuple[int, int], ...] = ()
+    source_document_ids: tuple[str, ...] = ()
+    reason: NotFoundReason | None = None
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, str):  # GateResult is a str too
+            return self.result.value == other
+        if isinstance(other, GateMatch):
+            return (self.result, self.document_id, self.start, self.end, self.elided,
+                    self.pieces, self.source_document_ids, self.reason) == (
+                other.result, other.document_id, other.start, other.end, other.elided,
+                other.pieces, other.source_document_ids, other.reason)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.result.value)
+
+    def __str__(self) -> str:
+        return self.result.value
+
+    @property
+    def found(self) -> bool:
+        """The quote occurs verbatim in the document it cites."""
+        return self.result is GateResult.FOUND
+
+    def to_dict(self) -> dict[str, object]:
+        """A JSON-ready view (enums as strings, pieces as lists)."""
+        return {
+            "result": self.result.value,
+            "cited_document_id": self.cited_document_id,
+            "document_id": self.document_id,
+            "start": self.start,
+            "end": self.end,
+            "text": self.text,
+            "elided": self.elided,
+            "pieces": [list(p) for p in self.pieces],
+            "source_document_ids": list(self.source_document_ids),
+            "reason": None if self.reason is None else self.reason.value,
+        }
