@@ -186,6 +186,8 @@ class Corpus:
 
     def build_index(self) -> None:
         """Normalize every document and index its words (done lazily when first needed)."""
+        if self._index is not None:
+            return
         with self._lock:
             if self._index is not None:
                 return
