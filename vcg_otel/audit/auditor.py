@@ -1,0 +1,324 @@
+"""The two-stage pipeline: gate every citation, judge only the quotes that exist.
+
+Stage 1 runs inline (microseconds, no I/O). Stage 2 runs concurrently with a bound, behind a
+verdict cache and an in-flight de-duplication (the same claim against the same passage is one
+model call), within a per-audit budget, optionally on a sample. A fabricated or misattributed
+quote never reaches the judge. Every judge failure is a fail-closed ``unjudged`` outcome with
+its reason; nothing here raises because of the judge.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import threading
+import time
+import zlib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..gate import DEFAULT_MAX_GAP, GateMatch, quote_gate, span_gate
+from ..gate.api import Documents, as_corpus
+from ..gate.corpus import Corpus
+from ..judge.prompt import PROMPT_VERSION
+from ..judge.runner import (
+    JudgeCall,
+    LLMCall,
+    WindowConfig,
+    ajudge_call,
+    judge_model_name,
+    prepare,
+    source_window,
+)
+from ..judge.verdict import FailReason, Verdict, VerdictLabel
+from .cache import CacheKey, VerdictCache
+from .models import AuditReport, AuditResult, Citation, Outcome
+
+__all__ = ["Auditor", "audit_citation"]
+
+
+@dataclass(slots=True)
+class _Pending:
+    """A citation the gate found, waiting for the judge."""
+
+    index: int
+    call: JudgeCall | Verdict  # a prepared request, or a fail-closed verdict (oversized input)
+    key: CacheKey
+
+
+@dataclass(slots=True)
+class _Judged:
+    verdict: Verdict
+    cached: bool = False
+    called: bool = False
+    seconds: float = 0.0
+
+
+class _Budget:
+    def __init__(self, max_calls: int | None, max_tokens: int | None) -> None:
+        self.max_calls, self.max_tokens = max_calls, max_tokens
+        self.calls = 0
+        self.tokens = 0
+
+    def take(self) -> str | None:
+        """Reserve one call; the reason it is refused, or ``None``."""
+        if self.max_calls is not None and self.calls >= self.max_calls:
+            return f"max_judge_calls={self.max_calls} reached"
+        if self.max_tokens is not None and self.tokens >= self.max_tokens:
+            return f"max_tokens={self.max_tokens} reached"
+        self.calls += 1
+        return None
+
+
+def _to_citation(item: object, index: int) -> Citation:
+    if isinstance(item, Citation):
+        return item
+    if isinstance(item, Mapping):
+        return Citation.from_dict(item)
+    raise TypeError(f"citation {index} must be a Citation or a mapping, not {type(item).__name__}")
+
+
+class Auditor:
+    """Audits the citations of an answer against its documents.
+
+    Args:
+        judge: any ``llm_call(system, user)`` returning text or a ``JudgeResponse`` (sync or
+            async, e.g. :class:`vcg_otel.llm.LiteLLMJudge`); ``None`` for a gate-only audit.
+        timeout: seconds one judge call may take before it fails closed (``timeout``).
+        max_concurrency: judge calls in flight at once.
+        max_judge_calls, max_tokens: per-audit budget; citations beyond it are ``unjudged``
+            with reason ``budget_exhausted`` (tokens are checked before each call, so calls
+            already in flight may overshoot ``max_tokens`` by their own size).
+        sample_rate: fraction of found citations sent to the judge (deterministic per claim
+            and passage); the rest keep the outcome ``found``.
+        cache: a :class:`VerdictCache` to share, ``True`` for a private one, ``False``/``None``
+            for none.
+        window: how much source the judge sees (:class:`WindowConfig`).
+        max_gap: the gate's bound for elided quotes.
+        misattributed_is_consistent: count misattributed quotes as consistent in reports.
+    """
+
+    def __init__(
+        self,
+        judge: LLMCall | None = None,
+        *,
+        timeout: float | None = 30.0,
+        max_concurrency: int = 8,
+        max_judge_calls: int | None = None,
+        max_tokens: int | None = None,
+        sample_rate: float = 1.0,
+        cache: VerdictCache | bool | None = True,
+        window: WindowConfig | None = None,
+        max_gap: int = DEFAULT_MAX_GAP,
+        misattributed_is_consistent: bool = False,
+    ) -> None:
+        if judge is not None and not callable(judge):
+            raise TypeError(f"judge must be callable or None, not {type(judge).__name__}")
+        if timeout is not None and not timeout > 0:
+            raise ValueError("timeout must be positive or None")
+        if max_concurrency < 1:
+            raise ValueError("max_concurrency must be >= 1")
+        for name, value in (("max_judge_calls", max_judge_calls), ("max_tokens", max_tokens)):
+            if value is not None and value < 0:
+                raise ValueError(f"{name} must be >= 0 or None")
+        if not 0.0 <= sample_rate <= 1.0:
+            raise ValueError("sample_rate must be between 0 and 1")
+        self.judge = judge
+        self.judge_model = None if judge is None else judge_model_name(judge)
+        self.timeout = timeout
+        self.max_concurrency = max_concurrency
+        self.max_judge_calls = max_judge_calls
+        self.max_tokens = max_tokens
+        self.sample_rate = sample_rate
+        self.cache: VerdictCache | None = (
+            VerdictCache() if cache is True else (cache if isinstance(cache, VerdictCache) else None)
+        )
+        self.window = window or WindowConfig()
+        self.max_gap = max_gap
+        self.misattributed_is_consistent = misattributed_is_consistent
+        self._executor: concurrent.futures.ThreadPoolExecutor | None = None
+        self._executor_lock = threading.Lock()
+
+    # -- public ----------------------------------------------------------------------------
+
+    def audit(self, citations: Iterable[Citation | Mapping[str, Any]],
+              documents: Documents) -> AuditReport:
+        """Audit citations synchronously (judge calls still run concurrently)."""
+        started = time.perf_counter()
+        results, pending = self._gate_all(citations, documents)
+        judged: dict[int, _Judged] = {}
+        if pending:
+            judged = _run_coroutine(self._judge_all(pending, prefer_async=False))
+        return self._report(results, judged, started)
+
+    async def aaudit(self, citations: Iterable[Citation | Mapping[str, Any]],
+                     documents: Documents) -> AuditReport:
+        """Audit citations from async code; sync judges run on the auditor's thread pool."""
+        started = time.perf_counter()
+        results, pending = self._gate_all(citations, documents)
+        judged = await self._judge_all(pending, prefer_async=True) if pending else {}
+        return self._report(results, judged, started)
+
+    def close(self) -> None:
+        """Release the judge thread pool without waiting for calls still running."""
+        with self._executor_lock:
+            if self._executor is not None:
+                self._executor.shutdown(wait=False, cancel_futures=True)
+                self._executor = None
+
+    # -- stage 1 ---------------------------------------------------------------------------
+
+    def _gate_one(self, c: Citation, corpus: Corpus) -> GateMatch | None:
+        if c.has_offsets:
+            assert c.start is not None and c.end is not None
+            return span_gate(c.document_id or "", c.start, c.end, corpus, quote=c.quote,
+                             chunk=c.chunk, max_gap=self.max_gap)
+        if c.quote is None:
+            return None
+        return quote_gate(c.quote, c.document_id, corpus, max_gap=self.max_gap)
+
+    def _gate_all(
+        self, citations: Iterable[Citation | Mapping[str, Any]], documents: Documents
+    ) -> tuple[list[AuditResult], list[_Pending]]:
+        corpus = as_corpus(documents, "documents")
+        items = [_to_citation(item, i) for i, item in enumerate(citations)]
+        results: list[AuditResult] = []
+        pending: list[_Pending] = []
+        for index, c in enumerate(items):
+            t0 = time.perf_counter()
+            gate = self._gate_one(c, corpus)
+            seconds = time.perf_counter() - t0
+            if gate is None:
+                outcome, skipped = Outcome.UNVERIFIABLE, "unverifiable"
+            elif not gate.found:
+                outcome, skipped = Outcome(gate.result.value), "gate_rejected"
+            elif self.judge is None:
+                outcome, skipped = Outcome.FOUND, "no_judge"
+            else:
+                outcome, skipped = Outcome.FOUND, None
+                source = source_window(corpus.text(gate.document_id), gate.start or 0,
+                                       gate.end or 0, self.window.context_chars)
+                if self._sampled(c.claim, source):
+                    call = prepare(c.claim, c.quote if c.quote is not None else gate.text or "",
+                                   source, self.window)
+                    key = (self.judge_model or "", PROMPT_VERSION, c.claim, source)
+                    pending.append(_Pending(index, call, key))
+                else:
+                    skipped = "not_sampled"
+            results.append(AuditResult(index, c, gate, None, outcome, skipped,
+                                       gate_seconds=seconds))
+        return results, pending
+
+    def _sampled(self, claim: str, source: str) -> bool:
+        if self.sample_rate >= 1.0:
+            return True
+        digest = zlib.crc32(f"{claim}\x00{source}".encode("utf-8", "surrogatepass"))
+        return digest / 2**32 < self.sample_rate
+
+    # -- stage 2 ---------------------------------------------------------------------------
+
+    def _pool(self) -> concurrent.futures.ThreadPoolExecutor:
+        with self._executor_lock:
+            if self._executor is None:
+                self._executor = concurrent.futures.ThreadPoolExecutor(
+                    self.max_concurrency, thread_name_prefix="vcg-judge"
+                )
+            return self._executor
+
+    async def _judge_all(self, pending: list[_Pending], prefer_async: bool) -> dict[int, _Judged]:
+        assert self.judge is not None
+        judge = self.judge
+        semaphore = asyncio.Semaphore(self.max_concurrency)
+        budget = _Budget(self.max_judge_calls, self.max_tokens)
+        inflight: dict[CacheKey, asyncio.Future[Verdict]] = {}
+        executor = self._pool()
+        loop = asyncio.get_running_loop()
+
+        async def one(p: _Pending) -> _Judged:
+            if isinstance(p.call, Verdict):
+                return _Judged(p.call)
+            if self.cache is not None:
+                hit = self.cache.get(p.key)
+                if hit is not None:
+                    return _Judged(hit, cached=True)
+            if p.key in inflight:
+                return _Judged(await asyncio.shield(inflight[p.key]), cached=True)
+            future: asyncio.Future[Verdict] = loop.create_future()
+            inflight[p.key] = future
+            try:
+                async with semaphore:
+                    refused = budget.take()
+                    if refused is not None:
+                        verdict = Verdict.failed(FailReason.BUDGET_EXHAUSTED, refused,
+                                                 model=self.judge_model)
+                        future.set_result(verdict)
+                        return _Judged(verdict)
+                    t0 = time.perf_counter()
+                    verdict = await ajudge_call(judge, p.call, timeout=self.timeout,
+                                                executor=executor, prefer_async=prefer_async)
+                    seconds = time.perf_counter() - t0
+                    budget.tokens += verdict.usage.total_tokens
+                if self.cache is not None:
+                    self.cache.put(p.key, verdict)
+                future.set_result(verdict)
+                return _Judged(verdict, called=True, seconds=seconds)
+            finally:
+                if not future.done():
+                    future.set_result(Verdict.failed(FailReason.RAISED, "cancelled"))
+                inflight.pop(p.key, None)
+
+        judged = await asyncio.gather(*(one(p) for p in pending))
+        return {p.index: j for p, j in zip(pending, judged, strict=True)}
+
+    # -- report ----------------------------------------------------------------------------
+
+    def _report(self, results: list[AuditResult], judged: dict[int, _Judged],
+                started: float) -> AuditReport:
+        final = []
+        for r in results:
+            j = judged.get(r.index)
+            if j is None:
+                final.append(r)
+                continue
+            outcome = (Outcome.UNJUDGED if j.verdict.verdict is VerdictLabel.UNJUDGED
+                       else Outcome(j.verdict.verdict.value))
+            final.append(AuditResult(r.index, r.citation, r.gate, j.verdict, outcome, None,
+                                     j.cached, j.called, r.gate_seconds, j.seconds))
+        return AuditReport(
+            tuple(final),
+            duration_seconds=time.perf_counter() - started,
+            prompt_version=PROMPT_VERSION if self.judge is not None else None,
+            judge_model=self.judge_model,
+            misattributed_is_consistent=self.misattributed_is_consistent,
+        )
+
+
+def _run_coroutine(coro: Any) -> Any:
+    """Run a coroutine to completion from sync code, even if this thread runs a loop."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    with concurrent.futures.ThreadPoolExecutor(1) as helper:
+        return helper.submit(asyncio.run, coro).result()
+
+
+def audit_citation(
+    claim: str, doc_id: str | int | None, quote: str, docs: Documents,
+    llm_call: LLMCall | None = None,
+) -> str:
+    """Audit one citation (seed-compatible).
+
+    Returns ``supports``, ``partial``, ``unrelated`` or ``contradicts`` from the judge;
+    ``not_found`` or ``misattributed`` from the gate (the judge is then never called);
+    ``found`` when no ``llm_call`` is given; ``unjudged`` when the judge failed closed.
+    """
+    if not isinstance(quote, str):
+        raise TypeError(f"quote must be str, not {type(quote).__name__}")
+    auditor = Auditor(llm_call, cache=False, max_concurrency=1)
+    try:
+        citation = Citation(claim, None if doc_id is None else str(doc_id), quote)
+        return auditor.audit([citation], docs).results[0].outcome.value
+    finally:
+        auditor.close()

@@ -1,0 +1,245 @@
+"""Plain data of an audit: a citation in, one result per citation and a report out."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+from ..gate import GateMatch
+from ..judge.verdict import FailReason, Usage, Verdict
+
+__all__ = ["AuditReport", "AuditResult", "Citation", "Outcome"]
+
+
+class Outcome(str, Enum):
+    """A citation's final verdict: the gate's rejection, or else the judge's answer.
+
+    ``found`` means the quote is verbatim in its source but no judge ran (gate-only audit, or
+    not sampled). ``unjudged`` means the judge should have run and failed closed (see
+    ``fail_reason``). ``unverifiable`` means the citation carried neither a quote nor offsets
+    (for example an OpenAI file citation): nothing could be checked.
+    """
+
+    SUPPORTS = "supports"
+    PARTIAL = "partial"
+    UNRELATED = "unrelated"
+    CONTRADICTS = "contradicts"
+    FOUND = "found"
+    NOT_FOUND = "not_found"
+    MISATTRIBUTED = "misattributed"
+    UNJUDGED = "unjudged"
+    UNVERIFIABLE = "unverifiable"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+_ALIASES = {"doc_id": "document_id", "source_id": "document_id"}
+
+
+def _opt_int(data: Mapping[str, Any], key: str) -> int | None:
+    value = data.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"citation field {key!r} must be int, not {type(value).__name__}")
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class Citation:
+    """One citation of an answer.
+
+    Attributes:
+        claim: what the answer asserts (the judge decides whether the source establishes it).
+        document_id: the document the citation names.
+        quote: the quoted text, or ``None`` when the citation gives only offsets (or nothing).
+        start, end: optional half-open offsets into the document.
+        chunk: optional ``(start, end)`` of the retrieved chunk the answer could see.
+    """
+
+    claim: str = ""
+    document_id: str | None = None
+    quote: str | None = None
+    start: int | None = None
+    end: int | None = None
+    chunk: tuple[int, int] | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.claim, str):
+            raise TypeError(f"claim must be str, not {type(self.claim).__name__}")
+        if self.quote is not None and not isinstance(self.quote, str):
+            raise TypeError(f"quote must be str or None, not {type(self.quote).__name__}")
+        if self.document_id is not None and not isinstance(self.document_id, str):
+            object.__setattr__(self, "document_id", str(self.document_id))
+
+    @property
+    def has_offsets(self) -> bool:
+        return self.start is not None and self.end is not None
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict (``chunk`` as a list); ``from_dict`` reads it back."""
+        return {
+            "claim": self.claim,
+            "document_id": self.document_id,
+            "quote": self.quote,
+            "start": self.start,
+            "end": self.end,
+            "chunk": None if self.chunk is None else list(self.chunk),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Citation:
+        """Build from a dict; ``doc_id`` and ``source_id`` are accepted for ``document_id``."""
+        if not isinstance(data, Mapping):
+            raise TypeError(f"citation must be a mapping, not {type(data).__name__}")
+        values = {_ALIASES.get(k, k): v for k, v in data.items()}
+        chunk = values.get("chunk")
+        if chunk is not None:
+            if not isinstance(chunk, (list, tuple)) or len(chunk) != 2:
+                raise TypeError("citation field 'chunk' must be a [start, end] pair")
+            chunk = (int(chunk[0]), int(chunk[1]))
+        doc = values.get("document_id")
+        return cls(
+            claim=values.get("claim") or "",
+            document_id=None if doc is None else str(doc),
+            quote=values.get("quote"),
+            start=_opt_int(values, "start"),
+            end=_opt_int(values, "end"),
+            chunk=chunk,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class AuditResult:
+    """What happened to one citation.
+
+    Attributes:
+        index: position of the citation in the answer.
+        gate: the stage-1 match (``None`` for an unverifiable citation).
+        verdict: the judge's verdict (``None`` when the judge did not run).
+        outcome: the final verdict.
+        judge_skipped: why the judge did not run (``no_judge``, ``gate_rejected``,
+            ``not_sampled``, ``unverifiable``), ``None`` when it ran or failed closed.
+        cached: the verdict came from the verdict cache (no model call, no tokens).
+        judge_called: a model call was made for this citation (its tokens count here).
+    """
+
+    index: int
+    citation: Citation
+    gate: GateMatch | None
+    verdict: Verdict | None
+    outcome: Outcome
+    judge_skipped: str | None = None
+    cached: bool = False
+    judge_called: bool = False
+    gate_seconds: float = 0.0
+    judge_seconds: float = 0.0
+
+    @property
+    def fail_reason(self) -> FailReason | None:
+        return None if self.verdict is None else self.verdict.fail_reason
+
+    @property
+    def usage(self) -> Usage:
+        if self.verdict is None or not self.judge_called:
+            return Usage()
+        return self.verdict.usage
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready record of this citation's audit."""
+        v = self.verdict
+        return {
+            "index": self.index,
+            "citation": self.citation.to_dict(),
+            "outcome": self.outcome.value,
+            "gate": None if self.gate is None else self.gate.to_dict(),
+            "judge": None if v is None else {
+                "verdict": v.verdict.value,
+                "confidence": v.confidence,
+                "reasoning": v.reasoning,
+                "fail_reason": None if v.fail_reason is None else v.fail_reason.value,
+                "model": v.model,
+                "cached": self.cached,
+            },
+            "judge_skipped": self.judge_skipped,
+            "tokens": {"prompt": self.usage.prompt_tokens,
+                       "completion": self.usage.completion_tokens,
+                       "total": self.usage.total_tokens},
+            "cost": self.usage.cost,
+            "gate_seconds": self.gate_seconds,
+            "judge_seconds": self.judge_seconds,
+        }
+
+
+_CONSISTENT = frozenset({Outcome.SUPPORTS, Outcome.FOUND})
+
+
+@dataclass(frozen=True, slots=True)
+class AuditReport:
+    """All results of one audit, with totals.
+
+    ``consistent`` holds citations that are verbatim in their source and (when a judge ran)
+    supported by it; everything else, including fail-closed and unverifiable citations, is
+    ``inconsistent``. ``misattributed_is_consistent`` counts real quotes cited to the wrong
+    document as consistent (useful when document ids are unreliable).
+    """
+
+    results: tuple[AuditResult, ...]
+    duration_seconds: float = 0.0
+    prompt_version: str | None = None
+    judge_model: str | None = None
+    misattributed_is_consistent: bool = False
+    counts: Mapping[str, int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.counts:
+            object.__setattr__(self, "counts", dict(Counter(r.outcome.value for r in self.results)))
+
+    def _is_consistent(self, r: AuditResult) -> bool:
+        return r.outcome in _CONSISTENT or (
+            self.misattributed_is_consistent and r.outcome is Outcome.MISATTRIBUTED
+        )
+
+    @property
+    def consistent(self) -> list[AuditResult]:
+        return [r for r in self.results if self._is_consistent(r)]
+
+    @property
+    def inconsistent(self) -> list[AuditResult]:
+        return [r for r in self.results if not self._is_consistent(r)]
+
+    @property
+    def usage(self) -> Usage:
+        total = Usage()
+        for r in self.results:
+            total = total + r.usage
+        return total
+
+    @property
+    def judge_calls(self) -> int:
+        return sum(1 for r in self.results if r.judge_called)
+
+    def __len__(self) -> int:
+        return len(self.results)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready summary with every result."""
+        usage = self.usage
+        return {
+            "counts": dict(self.counts),
+            "total": len(self.results),
+            "consistent": len(self.consistent),
+            "inconsistent": len(self.inconsistent),
+            "tokens": {"prompt": usage.prompt_tokens, "completion": usage.completion_tokens,
+                       "total": usage.total_tokens},
+            "cost": usage.cost,
+            "judge_calls": self.judge_calls,
+            "judge_model": self.judge_model,
+            "prompt_version": self.prompt_version,
+            "duration_seconds": self.duration_seconds,
+            "results": [r.to_dict() for r in self.results],
+        }

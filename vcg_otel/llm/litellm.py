@@ -1,0 +1,118 @@
+"""A judge backed by litellm: any of its 100+ providers, sync and async, tokens and cost.
+
+litellm is an optional extra (``pip install 'vcg-otel[litellm]'``) and is imported only when
+the first call is made (``import litellm`` costs about two seconds and 200 MB). Before that
+import, ``LITELLM_LOCAL_MODEL_COST_MAP`` defaults to ``True`` so litellm reads its bundled price
+map instead of fetching one over the network.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import os
+import threading
+from typing import Any
+
+from ..judge.verdict import JudgeResponse, Usage
+
+__all__ = ["LiteLLMJudge"]
+
+_lock = threading.Lock()
+_module: Any = None
+
+# Keyword arguments whose values must never be shown (repr, telemetry, errors).
+_SECRET_KEYS = frozenset({"api_key", "azure_ad_token", "aws_secret_access_key",
+                          "aws_session_token", "vertex_credentials", "extra_headers", "headers"})
+
+
+def _litellm() -> Any:
+    global _module
+    if _module is None:
+        with _lock:
+            if _module is None:
+                os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+                module = importlib.import_module("litellm")
+                module.suppress_debug_info = True  # no banners on stdout from a library
+                _module = module
+    return _module
+
+
+class LiteLLMJudge:
+    """``llm_call`` for the auditor through ``litellm.completion`` / ``acompletion``.
+
+    Args:
+        model: a litellm model string, e.g. ``"openai/gpt-4o-mini"`` or
+            ``"anthropic/claude-3-5-haiku-latest"``.
+        timeout: seconds per request (litellm's own timeout; the auditor has another).
+        max_retries: bounded retries of failed requests (``num_retries``).
+        temperature: 0 by default: a judge should not be creative.
+        preload: import litellm now instead of on the first call.
+        **litellm_kwargs: passed to every call (``api_base``, ``api_key``, ``max_tokens``, …).
+
+    Raises:
+        ImportError: litellm is not installed — at configuration time, not on every request.
+    """
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        timeout: float = 30.0,
+        max_retries: int = 2,
+        temperature: float = 0.0,
+        preload: bool = False,
+        **litellm_kwargs: Any,
+    ) -> None:
+        if not isinstance(model, str) or not model:
+            raise TypeError("model must be a non-empty litellm model string")
+        if max_retries < 0:
+            raise ValueError("max_retries must be >= 0")
+        if importlib.util.find_spec("litellm") is None:
+            raise ImportError(
+                "LiteLLMJudge needs litellm: pip install 'vcg-otel[litellm]'"
+            )
+        self.model = model
+        self.timeout = timeout
+        self.max_retries = max_retries
+        self.temperature = temperature
+        self._kwargs = dict(litellm_kwargs)
+        if preload:
+            _litellm()
+
+    def __repr__(self) -> str:
+        shown = {k: ("***" if k in _SECRET_KEYS else v) for k, v in self._kwargs.items()}
+        return f"LiteLLMJudge(model={self.model!r}, timeout={self.timeout}, {shown})"
+
+    def _request(self, system: str, user: str) -> dict[str, Any]:
+        return {
+            "model": self.model,
+            "messages": [{"role": "system", "content": system},
+                         {"role": "user", "content": user}],
+            "temperature": self.temperature,
+            "timeout": self.timeout,
+            "num_retries": self.max_retries,
+            **self._kwargs,
+        }
+
+    def _response(self, litellm: Any, response: Any) -> JudgeResponse:
+        text = response.choices[0].message.content
+        usage = getattr(response, "usage", None)
+        prompt = int(getattr(usage, "prompt_tokens", 0) or 0)
+        completion = int(getattr(usage, "completion_tokens", 0) or 0)
+        try:
+            cost: float | None = float(litellm.completion_cost(completion_response=response))
+        except Exception:
+            cost = None  # price unknown for this model: tokens are still recorded
+        answered_by = getattr(response, "model", None) or self.model
+        return JudgeResponse(text if isinstance(text, str) else "", Usage(prompt, completion, cost),
+                             answered_by)
+
+    def __call__(self, system: str, user: str) -> JudgeResponse:
+        litellm = _litellm()
+        return self._response(litellm, litellm.completion(**self._request(system, user)))
+
+    async def acall(self, system: str, user: str) -> JudgeResponse:
+        litellm = _litellm()
+        response = await litellm.acompletion(**self._request(system, user))
+        return self._response(litellm, response)
