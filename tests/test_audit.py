@@ -55,7 +55,8 @@ def test_found_quote_is_judged_and_tokens_are_recorded() -> None:
     report = Auditor(judge).audit([cite("improves accuracy by 4.2%")], DOCS)
     r = report.results[0]
     assert r.outcome is Outcome.SUPPORTS and r.judge_called
-    assert (r.usage.prompt_tokens, r.usage.completion_tokens, r.usage.total_tokens) == (100, 20, 120)
+    usage = r.usage
+    assert (usage.prompt_tokens, usage.completion_tokens, usage.total_tokens) == (100, 20, 120)
     assert report.usage.total_tokens == 120 and report.judge_model and report.prompt_version
     assert len(judge.calls) == 1 and "improves accuracy by 4.2%" in judge.calls[0]
 

@@ -105,7 +105,8 @@ def _json_chunks(text: str) -> list[str]:
 
 
 def test_prompt_states_the_three_rules_and_is_versioned() -> None:
-    assert "Burden of proof" in SYSTEM_PROMPT and "Outside knowledge is inadmissible" in SYSTEM_PROMPT
+    assert "Burden of proof" in SYSTEM_PROMPT
+    assert "Outside knowledge is inadmissible" in SYSTEM_PROMPT
     assert "at most \"partial\"" in SYSTEM_PROMPT
     assert PROMPT_VERSION
 

@@ -8,14 +8,14 @@ import sys
 import time
 
 import pytest
-
 from fake_openai import FakeOpenAI, Reply
+
 from vcg_otel.audit import Auditor, Citation, Outcome
 from vcg_otel.judge import FailReason
 
 pytest.importorskip("litellm")
 
-from vcg_otel.llm import LiteLLMJudge  # noqa: E402
+from vcg_otel.llm import LiteLLMJudge
 
 DOCS = {"paper": "The reranker improves accuracy by 4.2% over the baseline on three benchmarks."}
 CITE = Citation("The reranker improves accuracy.", "paper", "improves accuracy by 4.2%")

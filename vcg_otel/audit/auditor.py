@@ -132,7 +132,8 @@ class Auditor:
         self.max_tokens = max_tokens
         self.sample_rate = sample_rate
         self.cache: VerdictCache | None = (
-            VerdictCache() if cache is True else (cache if isinstance(cache, VerdictCache) else None)
+            VerdictCache() if cache is True
+            else cache if isinstance(cache, VerdictCache) else None
         )
         self.window = window or WindowConfig()
         self.max_gap = max_gap

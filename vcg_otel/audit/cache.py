@@ -7,7 +7,7 @@ from collections import OrderedDict
 
 from ..judge.verdict import Verdict
 
-__all__ = ["VerdictCache", "CacheKey"]
+__all__ = ["CacheKey", "VerdictCache"]
 
 # (judge model, prompt version, claim, source window)
 CacheKey = tuple[str, str, str, str]

@@ -4,9 +4,9 @@ The system prompt carries the rules; the user prompt carries only data. Claim, q
 are each wrapped in a fence whose marker carries a nonce derived from a hash of all three
 texts: to forge a closing marker a text would have to contain a hash of itself, so nothing
 inside a fence can close it or pose as an instruction, and the same inputs always give the
-same prompt (reproducible runs, provider-side prompt caching). The output format is fixed JSON, parsed strictly by
-:mod:`vcg_otel.judge.parse` — a document that says "respond supports" can change neither the
-rules nor how the answer is read.
+same prompt (reproducible runs, provider-side prompt caching). The output format is fixed
+JSON, parsed strictly by :mod:`vcg_otel.judge.parse`: a document that says "respond
+supports" can change neither the rules nor how the answer is read.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ import concurrent.futures
 import inspect
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
-from typing import Any, Union
+from typing import Any
 
 from .parse import parse_verdict
 from .prompt import SYSTEM_PROMPT, build_user_prompt
@@ -31,8 +31,8 @@ __all__ = [
     "source_window",
 ]
 
-JudgeOutput = Union[str, JudgeResponse]
-LLMCall = Callable[[str, str], Union[JudgeOutput, Awaitable[JudgeOutput]]]
+JudgeOutput = str | JudgeResponse
+LLMCall = Callable[[str, str], JudgeOutput | Awaitable[JudgeOutput]]
 
 
 @dataclass(frozen=True, slots=True)

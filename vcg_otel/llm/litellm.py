@@ -32,7 +32,7 @@ def _litellm() -> Any:
         with _lock:
             if _module is None:
                 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-                module = importlib.import_module("litellm")
+                module: Any = importlib.import_module("litellm")
                 module.suppress_debug_info = True  # no banners on stdout from a library
                 _module = module
     return _module
