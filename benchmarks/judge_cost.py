@@ -22,8 +22,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from vcg_otel.audit import Auditor, Citation  # noqa: E402
-from vcg_otel.judge import SYSTEM_PROMPT, build_user_prompt, judge_support  # noqa: E402
+from vcg_otel.audit import Auditor, Citation
+from vcg_otel.judge import SYSTEM_PROMPT, build_user_prompt, judge_support
 
 ANSWER = json.dumps({"verdict": "supports", "confidence": 0.9, "reasoning": "stated"})
 DATA = Path(__file__).parent / "data" / "arxiv_abstracts_295.json"
@@ -69,7 +69,8 @@ def prompt_tokens(count: Callable[[str], int]) -> None:
         report = Auditor(judge).audit([Citation("The claim under audit.", "d", quote)], {"d": doc})
         assert report.results[0].outcome.value == "supports", report.results[0]
         ours = count(judge.prompts[0])
-        whole = count(SYSTEM_PROMPT + "\n" + build_user_prompt("The claim under audit.", quote, doc))
+        full_prompt = build_user_prompt("The claim under audit.", quote, doc)
+        whole = count(SYSTEM_PROMPT + "\n" + full_prompt)
         print(f"{len(doc) // 1000:>8} kB{ours:>22,}{whole:>17,}{whole / ours:>7.1f}x")
 
 
@@ -88,7 +89,8 @@ def wall_time() -> None:
     assert report.counts == {"supports": 20}
     print(f"{'20 found citations, 200 ms judge':<36}{'seconds':>9}")
     print(f"{'sequential (original)':<36}{sequential:>9.2f}")
-    print(f"{'vcg_otel Auditor (max_concurrency=20)':<36}{ours:>9.2f}   {sequential / ours:.1f}x faster")
+    label = "vcg_otel Auditor (max_concurrency=20)"
+    print(f"{label:<36}{ours:>9.2f}   {sequential / ours:.1f}x faster")
 
 
 def main() -> int:
