@@ -31,7 +31,7 @@ from typing import Any
 
 from .audit.models import Citation
 
-__all__ = ["MAX_DEPTH", "extract_citations", "extract_documents"]
+__all__ = ["MAX_DEPTH", "citation_from_item", "extract_citations", "extract_documents"]
 
 #: Nested containers deeper than this are not searched (hostile or cyclic results).
 MAX_DEPTH = 6
@@ -146,7 +146,7 @@ def _content_blocks(blocks: Iterable[Any], depth: int) -> list[Citation]:
         else:
             annotations = _get(block, "annotations")
         for item in _get(block, "citations") or ():
-            c = _anthropic(text, item) or _citation_item(item, depth + 1)
+            c = _anthropic(text, item) or citation_from_item(item, depth + 1)
             if c is not None:
                 out.append(c)
         for item in annotations or ():
@@ -156,7 +156,8 @@ def _content_blocks(blocks: Iterable[Any], depth: int) -> list[Citation]:
     return out
 
 
-def _citation_item(item: Any, depth: int) -> Citation | None:
+def citation_from_item(item: Any, depth: int = 0) -> Citation | None:
+    """One item of a citations list as a :class:`Citation` (``None`` if unrecognised)."""
     return _cohere(item) or _generic(item)
 
 
@@ -170,12 +171,12 @@ def _citations(result: Any, depth: int) -> list[Citation]:
     if _is_list(result):
         out: list[Citation] = []
         for item in result:
-            single = _citation_item(item, depth) if not _is_list(item) else None
+            single = citation_from_item(item, depth) if not _is_list(item) else None
             out.extend([single] if single is not None else _citations(item, depth + 1))
         return out
     listed = _get(result, "citations")
     if _is_list(listed):
-        return [c for c in (_citation_item(i, depth) for i in listed) if c is not None]
+        return [c for c in (citation_from_item(i, depth) for i in listed) if c is not None]
     content = _get(result, "content")
     if _is_list(content):
         found = _content_blocks(content, depth)

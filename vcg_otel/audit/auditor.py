@@ -9,15 +9,15 @@ its reason; nothing here raises because of the judge.
 
 from __future__ import annotations
 
-import asyncio
 import concurrent.futures
 import threading
 import time
 import zlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from .._aio import run_sync
 from ..gate import DEFAULT_MAX_GAP, GateMatch, quote_gate, span_gate
 from ..gate.api import Documents, as_corpus
 from ..gate.corpus import Corpus
@@ -34,6 +34,9 @@ from ..judge.runner import (
 from ..judge.verdict import FailReason, Verdict, VerdictLabel
 from .cache import CacheKey, VerdictCache
 from .models import AuditReport, AuditResult, Citation, Outcome
+
+if TYPE_CHECKING:
+    import asyncio
 
 __all__ = ["Auditor", "audit_citation"]
 
@@ -53,6 +56,8 @@ class _Judged:
     cached: bool = False
     called: bool = False
     seconds: float = 0.0
+    started_ns: int = 0
+    prompt: str | None = None
 
 
 class _Budget:
@@ -150,7 +155,7 @@ class Auditor:
         results, pending = self._gate_all(citations, documents)
         judged: dict[int, _Judged] = {}
         if pending:
-            judged = _run_coroutine(self._judge_all(pending, prefer_async=False))
+            judged = run_sync(self._judge_all(pending, prefer_async=False))
         return self._report(results, judged, started)
 
     async def aaudit(self, citations: Iterable[Citation | Mapping[str, Any]],
@@ -187,6 +192,7 @@ class Auditor:
         results: list[AuditResult] = []
         pending: list[_Pending] = []
         for index, c in enumerate(items):
+            started_ns = time.time_ns()
             t0 = time.perf_counter()
             gate = self._gate_one(c, corpus)
             seconds = time.perf_counter() - t0
@@ -208,7 +214,7 @@ class Auditor:
                 else:
                     skipped = "not_sampled"
             results.append(AuditResult(index, c, gate, None, outcome, skipped,
-                                       gate_seconds=seconds))
+                                       gate_seconds=seconds, gate_started_ns=started_ns))
         return results, pending
 
     def _sampled(self, claim: str, source: str) -> bool:
@@ -228,6 +234,8 @@ class Auditor:
             return self._executor
 
     async def _judge_all(self, pending: list[_Pending], prefer_async: bool) -> dict[int, _Judged]:
+        import asyncio  # lazily: see vcg_otel._aio
+
         assert self.judge is not None
         judge = self.judge
         semaphore = asyncio.Semaphore(self.max_concurrency)
@@ -255,7 +263,7 @@ class Auditor:
                                                  model=self.judge_model)
                         future.set_result(verdict)
                         return _Judged(verdict)
-                    t0 = time.perf_counter()
+                    started_ns, t0 = time.time_ns(), time.perf_counter()
                     verdict = await ajudge_call(judge, p.call, timeout=self.timeout,
                                                 executor=executor, prefer_async=prefer_async)
                     seconds = time.perf_counter() - t0
@@ -263,7 +271,8 @@ class Auditor:
                 if self.cache is not None:
                     self.cache.put(p.key, verdict)
                 future.set_result(verdict)
-                return _Judged(verdict, called=True, seconds=seconds)
+                return _Judged(verdict, called=True, seconds=seconds, started_ns=started_ns,
+                               prompt=p.call.user)
             finally:
                 if not future.done():
                     future.set_result(Verdict.failed(FailReason.RAISED, "cancelled"))
@@ -285,7 +294,8 @@ class Auditor:
             outcome = (Outcome.UNJUDGED if j.verdict.verdict is VerdictLabel.UNJUDGED
                        else Outcome(j.verdict.verdict.value))
             final.append(AuditResult(r.index, r.citation, r.gate, j.verdict, outcome, None,
-                                     j.cached, j.called, r.gate_seconds, j.seconds))
+                                     j.cached, j.called, r.gate_seconds, j.seconds,
+                                     r.gate_started_ns, j.started_ns, j.prompt))
         return AuditReport(
             tuple(final),
             duration_seconds=time.perf_counter() - started,
@@ -293,16 +303,6 @@ class Auditor:
             judge_model=self.judge_model,
             misattributed_is_consistent=self.misattributed_is_consistent,
         )
-
-
-def _run_coroutine(coro: Any) -> Any:
-    """Run a coroutine to completion from sync code, even if this thread runs a loop."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coro)
-    with concurrent.futures.ThreadPoolExecutor(1) as helper:
-        return helper.submit(asyncio.run, coro).result()
 
 
 def audit_citation(

@@ -126,6 +126,9 @@ class AuditResult:
             ``not_sampled``, ``unverifiable``), ``None`` when it ran or failed closed.
         cached: the verdict came from the verdict cache (no model call, no tokens).
         judge_called: a model call was made for this citation (its tokens count here).
+        gate_started_ns, judge_started_ns: wall-clock start times (``time.time_ns()``), so
+            telemetry can be written after the fact with true timings.
+        judge_input: the user prompt sent to the judge (for telemetry, if content is allowed).
     """
 
     index: int
@@ -138,6 +141,9 @@ class AuditResult:
     judge_called: bool = False
     gate_seconds: float = 0.0
     judge_seconds: float = 0.0
+    gate_started_ns: int = 0
+    judge_started_ns: int = 0
+    judge_input: str | None = None
 
     @property
     def fail_reason(self) -> FailReason | None:
@@ -199,18 +205,19 @@ class AuditReport:
         if not self.counts:
             object.__setattr__(self, "counts", dict(Counter(r.outcome.value for r in self.results)))
 
-    def _is_consistent(self, r: AuditResult) -> bool:
+    def is_consistent(self, r: AuditResult) -> bool:
+        """Whether one result counts as consistent under this report's rule."""
         return r.outcome in _CONSISTENT or (
             self.misattributed_is_consistent and r.outcome is Outcome.MISATTRIBUTED
         )
 
     @property
     def consistent(self) -> list[AuditResult]:
-        return [r for r in self.results if self._is_consistent(r)]
+        return [r for r in self.results if self.is_consistent(r)]
 
     @property
     def inconsistent(self) -> list[AuditResult]:
-        return [r for r in self.results if not self._is_consistent(r)]
+        return [r for r in self.results if not self.is_consistent(r)]
 
     @property
     def usage(self) -> Usage:

@@ -8,13 +8,13 @@ unparseable answer — becomes a fail-closed :class:`Verdict` with its reason. N
 
 from __future__ import annotations
 
-import asyncio
 import concurrent.futures
 import inspect
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from .._aio import run_sync
 from .parse import parse_verdict
 from .prompt import SYSTEM_PROMPT, build_user_prompt
 from .verdict import FailReason, JudgeResponse, Usage, Verdict
@@ -133,6 +133,8 @@ async def ajudge_call(
     called through ``acall`` unless ``prefer_async`` is false — sync audits run each on a
     short-lived event loop, where a client bound to another loop must not be used.
     """
+    import asyncio  # lazily: see vcg_otel._aio
+
     model = judge_model_name(llm_call)
     try:
         acall = getattr(llm_call, "acall", None)
@@ -161,13 +163,7 @@ def _call_sync(llm_call: LLMCall, system: str, user: str) -> Any:
     async def wait() -> Any:
         return await output
 
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(wait())
-    # Called synchronously from inside a running loop: drive the coroutine on its own thread.
-    with concurrent.futures.ThreadPoolExecutor(1) as helper:
-        return helper.submit(asyncio.run, wait()).result()
+    return run_sync(wait())
 
 
 def judge_call(

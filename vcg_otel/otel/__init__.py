@@ -1,0 +1,1 @@
+"""Telemetry: semantic conventions, span and metric recording, content policy."""

@@ -1,0 +1,88 @@
+"""The metric instruments, created once per meter provider, and what one report adds to them.
+
+Through the OpenTelemetry metrics API only: with no SDK configured every call is a no-op.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+from opentelemetry import metrics
+
+from .._version import __version__
+from ..audit.models import AuditReport
+from . import semconv
+
+__all__ = ["Instruments", "instruments_for", "record_metrics"]
+
+
+@dataclass(frozen=True, slots=True)
+class Instruments:
+    audits: metrics.Counter
+    fail_closed: metrics.Counter
+    tokens: metrics.Counter
+    duration: metrics.Histogram
+    dropped: metrics.Counter
+
+
+_lock = threading.Lock()
+_by_provider: dict[int, tuple[Any, Instruments]] = {}
+
+
+def instruments_for(meter_provider: metrics.MeterProvider | None = None) -> Instruments:
+    """Instruments on ``meter_provider`` (the global one when ``None``), created once."""
+    key = id(meter_provider)
+    hit = _by_provider.get(key)
+    if hit is not None and hit[0] is meter_provider:
+        return hit[1]
+    with _lock:
+        meter = metrics.get_meter("vcg_otel", __version__, meter_provider)
+        made = Instruments(
+            audits=meter.create_counter(
+                semconv.METRIC_AUDITS, "{citation}",
+                "Citations audited, by stage (gate, judge, final) and verdict"),
+            fail_closed=meter.create_counter(
+                semconv.METRIC_FAIL_CLOSED, "{event}",
+                "Judge calls that failed closed, by reason"),
+            tokens=meter.create_counter(
+                semconv.METRIC_TOKENS, "{token}", "Judge tokens, by type (input, output)"),
+            duration=meter.create_histogram(
+                semconv.METRIC_DURATION, "s", "Time spent per gate check, judge call and audit",
+                explicit_bucket_boundaries_advisory=semconv.DURATION_BUCKETS),
+            dropped=meter.create_counter(
+                semconv.METRIC_DROPPED, "{audit}",
+                "Audits dropped because the background queue was full"),
+        )
+        _by_provider[key] = (meter_provider, made)
+        return made
+
+
+def record_metrics(instruments: Instruments, report: AuditReport) -> None:
+    """Add one report's counts, tokens and durations to the instruments."""
+    audits, duration = instruments.audits, instruments.duration
+    gate_attrs = {semconv.ATTR_STAGE: semconv.STAGE_GATE}
+    judge_attrs = {semconv.ATTR_STAGE: semconv.STAGE_JUDGE}
+    prompt_tokens = completion_tokens = 0
+    for r in report.results:
+        if r.gate is not None:
+            audits.add(1, {semconv.ATTR_STAGE: semconv.STAGE_GATE,
+                           semconv.VERDICT: r.gate.result.value})
+            duration.record(r.gate_seconds, gate_attrs)
+        if r.verdict is not None:
+            audits.add(1, {semconv.ATTR_STAGE: semconv.STAGE_JUDGE,
+                           semconv.VERDICT: r.verdict.verdict.value})
+            if r.fail_reason is not None:
+                instruments.fail_closed.add(1, {semconv.ATTR_REASON: r.fail_reason.value})
+            if r.judge_called:
+                duration.record(r.judge_seconds, judge_attrs)
+                prompt_tokens += r.usage.prompt_tokens
+                completion_tokens += r.usage.completion_tokens
+        audits.add(1, {semconv.ATTR_STAGE: semconv.STAGE_FINAL,
+                       semconv.VERDICT: r.outcome.value})
+    if prompt_tokens:
+        instruments.tokens.add(prompt_tokens, {semconv.ATTR_TOKEN_TYPE: "input"})
+    if completion_tokens:
+        instruments.tokens.add(completion_tokens, {semconv.ATTR_TOKEN_TYPE: "output"})
+    duration.record(report.duration_seconds, {semconv.ATTR_STAGE: semconv.STAGE_AUDIT})

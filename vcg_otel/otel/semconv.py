@@ -1,0 +1,102 @@
+"""Every span, attribute, event and metric name vcg_otel emits — defined here and nowhere else.
+
+Span kinds follow OpenInference (``openinference.span.kind``), which Phoenix renders; custom
+attributes live under ``citation.``; where a standard name exists (OpenInference's ``llm.*``,
+``input.value``, OpenTelemetry's ``gen_ai.token.type``) it is used.
+"""
+
+from __future__ import annotations
+
+# --- spans -------------------------------------------------------------------------------------
+SPAN_AUDIT = "citation_audit"  # GUARDRAIL, one per audited handler call
+SPAN_CHECK = "citation.check"  # EVALUATOR, one per citation, child of citation_audit
+SPAN_JUDGE = "citation.judge"  # LLM, one per judge call, child of its citation.check
+
+OPENINFERENCE_SPAN_KIND = "openinference.span.kind"
+KIND_GUARDRAIL = "GUARDRAIL"
+KIND_EVALUATOR = "EVALUATOR"
+KIND_LLM = "LLM"
+
+# --- citation.check attributes -------------------------------------------------------------------
+CITATION_INDEX = "citation.index"
+CITATION_DOCUMENT_ID = "citation.document.id"
+CITATION_CLAIM = "citation.claim"  # content
+CITATION_QUOTE = "citation.quote"  # content
+CITATION_CLAIM_LENGTH = "citation.claim.length"
+CITATION_QUOTE_LENGTH = "citation.quote.length"
+GATE_RESULT = "citation.gate.result"
+GATE_REASON = "citation.gate.reason"
+GATE_MATCH_START = "citation.gate.match.start"
+GATE_MATCH_END = "citation.gate.match.end"
+GATE_ELIDED = "citation.gate.elided"
+GATE_SOURCE_DOCUMENT_IDS = "citation.gate.source_document_ids"
+JUDGE_VERDICT = "citation.judge.verdict"
+JUDGE_CONFIDENCE = "citation.judge.confidence"
+JUDGE_REASONING = "citation.judge.reasoning"  # content
+JUDGE_FAIL_CLOSED = "citation.judge.fail_closed"
+JUDGE_FAIL_REASON = "citation.judge.fail_reason"
+JUDGE_SKIPPED = "citation.judge.skipped"
+JUDGE_CACHED = "citation.judge.cached"
+JUDGE_PROMPT_VERSION = "citation.judge.prompt_version"
+VERDICT = "citation.verdict"
+
+# OpenInference evaluation attributes (index 0: the one evaluation we attach)
+EVAL_PREFIX = "evaluations.0.evaluation."
+EVAL_NAME = EVAL_PREFIX + "name"
+EVAL_LABEL = EVAL_PREFIX + "label"
+EVAL_SCORE = EVAL_PREFIX + "score"
+EVAL_EXPLANATION = EVAL_PREFIX + "explanation"  # content
+EVAL_ANNOTATOR_KIND = EVAL_PREFIX + "annotator_kind"
+EVALUATION_NAME = "citation_verdict"
+
+# --- citation_audit attributes -------------------------------------------------------------------
+COUNT_PREFIX = "citation.count."  # + outcome, e.g. citation.count.not_found
+COUNT_TOTAL = "citation.count.total"
+AUDIT_STATUS = "citation.audit.status"  # audited | nothing_to_audit | handler_error | skipped
+AUDIT_MODE = "citation.audit.mode"
+AUDIT_ERROR = "citation.audit.error"  # type of an internal error (recorded, swallowed)
+AUDIT_TOKENS_TOTAL = "citation.audit.tokens.total"
+AUDIT_COST = "citation.audit.cost"
+AUDIT_DOCUMENT_COUNT = "citation.audit.document_count"
+AUDIT_BACKGROUND = "citation.audit.background"
+
+# --- citation.judge attributes (OpenInference) ---------------------------------------------------
+LLM_MODEL_NAME = "llm.model_name"
+LLM_TOKEN_PROMPT = "llm.token_count.prompt"
+LLM_TOKEN_COMPLETION = "llm.token_count.completion"
+LLM_TOKEN_TOTAL = "llm.token_count.total"
+LLM_COST_TOTAL = "llm.cost.total"
+INPUT_VALUE = "input.value"  # content
+OUTPUT_VALUE = "output.value"  # content
+
+# --- events --------------------------------------------------------------------------------------
+EVENT_FAIL_CLOSED = "citation.judge.fail_closed"
+EVENT_ATTR_REASON = "reason"
+EVENT_ATTR_DETAIL = "detail"
+
+# --- metrics -------------------------------------------------------------------------------------
+METRIC_AUDITS = "citation.audits"  # counter -> citation_audits_total
+METRIC_FAIL_CLOSED = "citation.judge.fail_closed"  # counter -> citation_judge_fail_closed_total
+METRIC_TOKENS = "citation.judge.tokens"  # counter -> citation_judge_tokens_total
+METRIC_DURATION = "citation.audit.duration"  # histogram, s -> citation_audit_duration_seconds
+METRIC_DROPPED = "citation.audit.dropped"  # counter -> citation_audit_dropped_total
+
+ATTR_STAGE = "citation.stage"  # gate | judge | final (audits); gate | judge | audit (duration)
+ATTR_REASON = "reason"
+ATTR_TOKEN_TYPE = "gen_ai.token.type"  # input | output
+
+STAGE_GATE = "gate"
+STAGE_JUDGE = "judge"
+STAGE_FINAL = "final"
+STAGE_AUDIT = "audit"
+
+#: Histogram buckets in seconds: sub-millisecond gates up to multi-second judges.
+DURATION_BUCKETS = (0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,
+                    0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
+
+# --- settings (environment) ----------------------------------------------------------------------
+ENV_CAPTURE_CONTENT = "VCG_OTEL_CAPTURE_CONTENT"
+ENV_HIDE_INPUTS = "OPENINFERENCE_HIDE_INPUTS"
+ENV_HIDE_OUTPUTS = "OPENINFERENCE_HIDE_OUTPUTS"
+ENV_TARGETS = "VCG_OTEL_TARGETS"
+ENV_JUDGE_MODEL = "VCG_JUDGE_MODEL"

@@ -1,0 +1,143 @@
+"""Recording an audit report as spans: one ``citation.check`` per citation, one
+``citation.judge`` per model call, summary counts on ``citation_audit``.
+
+Spans are written after the audit, from the timestamps it measured, with explicit parents.
+That keeps the pipeline free of telemetry, lets a background audit attach its spans to the
+request that caused it, and gives each span its true start and end.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from opentelemetry import trace
+from opentelemetry.trace import Span, Status, StatusCode, Tracer
+
+from ..audit.models import AuditReport, AuditResult, Outcome
+from . import semconv
+from .content import ContentPolicy
+
+__all__ = ["audit_span_attributes", "record_report"]
+
+_FABRICATED = frozenset({Outcome.NOT_FOUND, Outcome.MISATTRIBUTED})
+
+
+def _seconds_ns(seconds: float) -> int:
+    return int(seconds * 1e9)
+
+
+def audit_span_attributes(report: AuditReport) -> dict[str, Any]:
+    """Summary attributes of the ``citation_audit`` span."""
+    attrs: dict[str, Any] = {semconv.COUNT_PREFIX + k: v for k, v in report.counts.items()}
+    attrs[semconv.COUNT_TOTAL] = len(report.results)
+    usage = report.usage
+    if usage.total_tokens:
+        attrs[semconv.AUDIT_TOKENS_TOTAL] = usage.total_tokens
+    if usage.cost is not None:
+        attrs[semconv.AUDIT_COST] = usage.cost
+    if report.prompt_version:
+        attrs[semconv.JUDGE_PROMPT_VERSION] = report.prompt_version
+    return attrs
+
+
+def _check_attributes(r: AuditResult, policy: ContentPolicy) -> dict[str, Any]:
+    c = r.citation
+    attrs: dict[str, Any] = {
+        semconv.OPENINFERENCE_SPAN_KIND: semconv.KIND_EVALUATOR,
+        semconv.CITATION_INDEX: r.index,
+        semconv.VERDICT: r.outcome.value,
+        semconv.EVAL_NAME: semconv.EVALUATION_NAME,
+        semconv.EVAL_LABEL: r.outcome.value,
+        semconv.EVAL_SCORE: 1.0 if r.outcome in _FABRICATED else 0.0,
+        semconv.EVAL_ANNOTATOR_KIND: "LLM" if r.judge_called or r.cached else "CODE",
+    }
+    if c.document_id is not None:
+        attrs[semconv.CITATION_DOCUMENT_ID] = c.document_id
+    attrs[semconv.CITATION_CLAIM_LENGTH] = len(c.claim)
+    if c.quote is not None:
+        attrs[semconv.CITATION_QUOTE_LENGTH] = len(c.quote)
+    if policy.inputs:
+        attrs[semconv.CITATION_CLAIM] = c.claim
+        if c.quote is not None:
+            attrs[semconv.CITATION_QUOTE] = c.quote
+    gate = r.gate
+    if gate is not None:
+        attrs[semconv.GATE_RESULT] = gate.result.value
+        attrs[semconv.GATE_ELIDED] = gate.elided
+        if gate.start is not None and gate.end is not None:
+            attrs[semconv.GATE_MATCH_START] = gate.start
+            attrs[semconv.GATE_MATCH_END] = gate.end
+        if gate.reason is not None:
+            attrs[semconv.GATE_REASON] = gate.reason.value
+        if gate.source_document_ids and gate.result.value == "misattributed":
+            attrs[semconv.GATE_SOURCE_DOCUMENT_IDS] = list(gate.source_document_ids)
+    if r.judge_skipped is not None:
+        attrs[semconv.JUDGE_SKIPPED] = r.judge_skipped
+    v = r.verdict
+    if v is not None:
+        attrs[semconv.JUDGE_VERDICT] = v.verdict.value
+        attrs[semconv.JUDGE_CONFIDENCE] = v.confidence
+        attrs[semconv.JUDGE_FAIL_CLOSED] = v.fail_closed
+        attrs[semconv.JUDGE_CACHED] = r.cached
+        if v.fail_reason is not None:
+            attrs[semconv.JUDGE_FAIL_REASON] = v.fail_reason.value
+        if policy.outputs and v.reasoning:
+            attrs[semconv.JUDGE_REASONING] = v.reasoning
+            attrs[semconv.EVAL_EXPLANATION] = v.reasoning
+    elif policy.outputs and gate is not None and r.outcome in _FABRICATED:
+        attrs[semconv.EVAL_EXPLANATION] = (
+            "quote not found in any document" if r.outcome is Outcome.NOT_FOUND
+            else "quote found only in " + ", ".join(gate.source_document_ids))
+    return attrs
+
+
+def _judge_span(tracer: Tracer, parent: Span, r: AuditResult, policy: ContentPolicy,
+                prompt_version: str | None) -> None:
+    v = r.verdict
+    assert v is not None
+    usage = r.usage
+    attrs: dict[str, Any] = {
+        semconv.OPENINFERENCE_SPAN_KIND: semconv.KIND_LLM,
+        semconv.LLM_TOKEN_PROMPT: usage.prompt_tokens,
+        semconv.LLM_TOKEN_COMPLETION: usage.completion_tokens,
+        semconv.LLM_TOKEN_TOTAL: usage.total_tokens,
+        semconv.JUDGE_VERDICT: v.verdict.value,
+    }
+    if v.model:
+        attrs[semconv.LLM_MODEL_NAME] = v.model
+    if usage.cost is not None:
+        attrs[semconv.LLM_COST_TOTAL] = usage.cost
+    if prompt_version:
+        attrs[semconv.JUDGE_PROMPT_VERSION] = prompt_version
+    if policy.inputs and r.judge_input is not None:
+        attrs[semconv.INPUT_VALUE] = r.judge_input
+    if policy.outputs and v.raw_output is not None:
+        attrs[semconv.OUTPUT_VALUE] = v.raw_output
+    span = tracer.start_span(semconv.SPAN_JUDGE, trace.set_span_in_context(parent),
+                             attributes=attrs, start_time=r.judge_started_ns)
+    if v.fail_reason is not None:
+        span.set_status(Status(StatusCode.ERROR, f"fail closed: {v.fail_reason.value}"))
+    span.end(end_time=r.judge_started_ns + _seconds_ns(r.judge_seconds))
+
+
+def record_report(tracer: Tracer, audit_span: Span, report: AuditReport,
+                  policy: ContentPolicy) -> None:
+    """Write the report's spans under ``audit_span`` and its counts onto it."""
+    context = trace.set_span_in_context(audit_span)
+    for r in report.results:
+        gate_end = r.gate_started_ns + _seconds_ns(r.gate_seconds)
+        check = tracer.start_span(semconv.SPAN_CHECK, context,
+                                  attributes=_check_attributes(r, policy),
+                                  start_time=r.gate_started_ns)
+        end = gate_end
+        v = r.verdict
+        if v is not None and r.judge_called:
+            _judge_span(tracer, check, r, policy, report.prompt_version)
+            end = max(end, r.judge_started_ns + _seconds_ns(r.judge_seconds))
+        if v is not None and v.fail_reason is not None:
+            event: dict[str, Any] = {semconv.EVENT_ATTR_REASON: v.fail_reason.value}
+            if policy.outputs and v.detail:  # a detail may quote the model's answer
+                event[semconv.EVENT_ATTR_DETAIL] = v.detail
+            check.add_event(semconv.EVENT_FAIL_CLOSED, event)
+        check.end(end_time=end)
+    audit_span.set_attributes(audit_span_attributes(report))
