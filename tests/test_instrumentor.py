@@ -1,0 +1,169 @@
+"""CitationAuditInstrumentor: by import path, reversible, never twice, and via the launcher."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+from vcg_otel.instrumentor import CitationAuditInstrumentor, parse_target
+from vcg_otel.otel import semconv
+
+APP = textwrap.dedent('''
+    DOCS = {"d": "The reranker improves accuracy by 4.2% over the baseline."}
+
+    def answer(documents):
+        return {"citations": [{"claim": "c", "quote": "improves accuracy", "doc_id": "d"},
+                              {"claim": "c", "quote": "made up words", "doc_id": "d"}]}
+
+    class Bot:
+        def answer(self, documents):
+            return {"citations": [{"claim": "c", "quote": "over the baseline", "doc_id": "d"}]}
+
+        @staticmethod
+        def quick(documents):
+            return {"citations": [{"claim": "c", "quote": "The reranker", "doc_id": "d"}]}
+''')
+
+
+@pytest.fixture
+def app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    name = f"ragapp_{abs(hash(tmp_path)) % 10**8}"
+    (tmp_path / f"{name}.py").write_text(APP)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    yield name
+    sys.modules.pop(name, None)
+
+
+@pytest.fixture
+def spans() -> Iterator[tuple[TracerProvider, InMemorySpanExporter]]:
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    yield provider, exporter
+    instrumentor = CitationAuditInstrumentor()
+    if instrumentor.is_instrumented_by_opentelemetry:
+        instrumentor.uninstrument()
+    provider.shutdown()
+
+
+def test_functions_and_methods_are_wrapped_and_restored_exactly(
+    app: str, spans: tuple[TracerProvider, InMemorySpanExporter]
+) -> None:
+    provider, exporter = spans
+    module = __import__(app)
+    originals = (module.answer, module.Bot.__dict__["answer"], module.Bot.__dict__["quick"])
+    instrumentor = CitationAuditInstrumentor()
+    instrumentor.instrument(targets=[f"{app}:answer", f"{app}:Bot.answer", f"{app}:Bot.quick"],
+                            tracer_provider=provider)
+    assert module.answer is not originals[0]
+    module.answer(module.DOCS)
+    module.Bot().answer(module.DOCS)
+    module.Bot.quick(module.DOCS)
+    audits = [s for s in exporter.get_finished_spans() if s.name == semconv.SPAN_AUDIT]
+    assert len(audits) == 3
+    counts = sorted(s.attributes[semconv.COUNT_TOTAL] for s in audits)
+    assert counts == [1, 1, 2]
+    instrumentor.uninstrument()
+    assert module.answer is originals[0]
+    assert module.Bot.__dict__["answer"] is originals[1]
+    assert module.Bot.__dict__["quick"] is originals[2]
+
+
+def test_instrumenting_twice_does_not_double_wrap(
+    app: str, spans: tuple[TracerProvider, InMemorySpanExporter]
+) -> None:
+    provider, exporter = spans
+    module = __import__(app)
+    CitationAuditInstrumentor().instrument(targets=[f"{app}:answer"], tracer_provider=provider)
+    CitationAuditInstrumentor().instrument(targets=[f"{app}:answer"], tracer_provider=provider)
+    module.answer(module.DOCS)
+    assert len([s for s in exporter.get_finished_spans() if s.name == semconv.SPAN_AUDIT]) == 1
+
+
+def test_module_imported_later_is_wrapped_on_import(
+    app: str, spans: tuple[TracerProvider, InMemorySpanExporter], tmp_path: Path
+) -> None:
+    provider, exporter = spans
+    later = f"{app}_later"
+    CitationAuditInstrumentor().instrument(targets=[f"{later}:answer"], tracer_provider=provider)
+    (tmp_path / f"{later}.py").write_text(APP)
+    try:
+        module = __import__(later)
+        assert hasattr(module.answer, "__vcg_otel_plan__")
+        module.answer(module.DOCS)
+        assert any(s.name == semconv.SPAN_AUDIT for s in exporter.get_finished_spans())
+    finally:
+        sys.modules.pop(later, None)
+
+
+def test_targets_come_from_the_environment(
+    app: str, spans: tuple[TracerProvider, InMemorySpanExporter],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    provider, _ = spans
+    monkeypatch.setenv("VCG_OTEL_TARGETS", f" {app}:answer , {app}:Bot.answer ")
+    CitationAuditInstrumentor().instrument(tracer_provider=provider)
+    module = __import__(app)
+    assert hasattr(module.answer, "__vcg_otel_plan__")
+    assert hasattr(module.Bot.answer, "__vcg_otel_plan__")
+
+
+@pytest.mark.parametrize("bad", ["no_colon", "a:b:c", ":f", "m:", "m:Class..f"])
+def test_malformed_targets_are_rejected(bad: str) -> None:
+    with pytest.raises(ValueError, match=r"package\.module:function"):
+        parse_target(bad)
+
+
+def test_opentelemetry_instrument_loads_it_through_the_entry_point(
+    tmp_path: Path, app: str
+) -> None:
+    (tmp_path / "main.py").write_text(
+        f"import {app} as app\nprint('RESULT', app.answer(app.DOCS)['citations'][0]['quote'])\n")
+    launcher = Path(sys.executable).parent / "opentelemetry-instrument"
+    if not launcher.exists():
+        pytest.skip("opentelemetry-instrument not installed (test extra)")
+    env: dict[str, Any] = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")]),
+        "VCG_OTEL_TARGETS": f"{app}:answer",
+        "OTEL_TRACES_EXPORTER": "console",
+        "OTEL_METRICS_EXPORTER": "none",
+        "OTEL_LOGS_EXPORTER": "none",
+        "OTEL_SERVICE_NAME": "rag-test",
+    }
+    out = subprocess.run([str(launcher), sys.executable, str(tmp_path / "main.py")],
+                         capture_output=True, text=True, timeout=120, env=env, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert "RESULT improves accuracy" in out.stdout  # the app's own output is unchanged
+    spans = _console_spans(out.stdout)
+    names = sorted(s["name"] for s in spans)
+    assert names == ["citation.check", "citation.check", "citation_audit"]
+    audit = next(s for s in spans if s["name"] == "citation_audit")
+    assert audit["attributes"]["citation.count.not_found"] == 1
+    assert audit["attributes"]["openinference.span.kind"] == "GUARDRAIL"
+
+
+def _console_spans(stdout: str) -> list[dict[str, Any]]:
+    """Parse the ConsoleSpanExporter's pretty-printed JSON objects out of stdout."""
+    spans, decoder, pos = [], json.JSONDecoder(), stdout.find("{")
+    while pos != -1:
+        try:
+            value, end = decoder.raw_decode(stdout, pos)
+        except ValueError:
+            pos = stdout.find("{", pos + 1)
+            continue
+        if isinstance(value, dict) and "context" in value and "name" in value:
+            spans.append(value)
+        pos = stdout.find("{", end)
+    return spans

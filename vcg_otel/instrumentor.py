@@ -1,0 +1,117 @@
+"""``CitationAuditInstrumentor``: audit handlers by import path, with no code change.
+
+    CitationAuditInstrumentor().instrument(
+        targets=["myapp.rag:answer", "myapp.rag:Bot.answer"], judge=my_judge)
+
+or, with ``opentelemetry-instrument``, set ``VCG_OTEL_TARGETS="myapp.rag:answer,..."`` (and
+optionally ``VCG_JUDGE_MODEL`` for a litellm judge): the ``opentelemetry_instrumentor`` entry
+point loads this instrumentor. A target whose module is not imported yet is wrapped when it
+is imported. ``uninstrument()`` puts back the exact original objects. Needs the extra
+``instrumentation`` (``opentelemetry-instrumentation``).
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import os
+import sys
+from collections.abc import Collection
+from typing import Any
+
+import wrapt
+from opentelemetry.instrumentation.instrumentor import BaseInstrumentor  # type: ignore[attr-defined]
+
+from .decorator import audited_citations
+from .otel import semconv
+
+__all__ = ["CitationAuditInstrumentor", "parse_target"]
+
+logger = logging.getLogger(__name__)
+
+# Options passed through to @audited_citations.
+_OPTIONS = ("judge", "auditor", "mode", "on_violation", "background", "capture_content",
+            "sample_rate", "judge_sample_rate", "max_judge_calls", "max_tokens", "timeout",
+            "max_concurrency", "window", "cache", "citations", "documents",
+            "tracer_provider", "meter_provider")
+
+
+def parse_target(target: str) -> tuple[str, list[str]]:
+    """``"pkg.module:Class.method"`` -> ``("pkg.module", ["Class", "method"])``."""
+    if not isinstance(target, str) or target.count(":") != 1:
+        raise ValueError(f"target must look like 'package.module:function', got {target!r}")
+    module, path = target.split(":")
+    parts = path.split(".")
+    if not module or not all(parts):
+        raise ValueError(f"target must look like 'package.module:function', got {target!r}")
+    return module, parts
+
+
+class CitationAuditInstrumentor(BaseInstrumentor):  # type: ignore[misc]
+    """Wraps functions and methods named by import path with ``@audited_citations``."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._originals: list[tuple[Any, str, Any]] = []
+        self._active = False
+
+    def instrumentation_dependencies(self) -> Collection[str]:
+        return ()  # it instruments the application's own code, not a library
+
+    def _instrument(self, **kwargs: Any) -> None:
+        targets = kwargs.get("targets")
+        if targets is None:
+            targets = [t.strip() for t in os.environ.get(semconv.ENV_TARGETS, "").split(",")
+                       if t.strip()]
+        options = {k: kwargs[k] for k in _OPTIONS if k in kwargs}
+        model = os.environ.get(semconv.ENV_JUDGE_MODEL)
+        if "judge" not in options and "auditor" not in options and model:
+            from .llm import LiteLLMJudge
+
+            options["judge"] = LiteLLMJudge(model)
+        decorate = audited_citations(**options)
+        self._active = True
+        for target in targets:
+            module, parts = parse_target(target)
+
+            def hook(mod: Any, parts: list[str] = parts, target: str = target) -> None:
+                if self._active:
+                    self._wrap(mod, parts, target, decorate)
+
+            if module in sys.modules:
+                hook(sys.modules[module])
+            else:
+                wrapt.register_post_import_hook(hook, module)
+                try:  # import now if possible: most targets are importable at start-up
+                    importlib.import_module(module)
+                except ImportError:
+                    logger.info("vcg_otel: %s not importable yet; wrapping on import", module)
+
+    def _wrap(self, module: Any, parts: list[str], target: str, decorate: Any) -> None:
+        owner = module
+        for name in parts[:-1]:
+            owner = getattr(owner, name, None)
+            if owner is None:
+                logger.warning("vcg_otel: target %s not found", target)
+                return
+        name = parts[-1]
+        raw = owner.__dict__.get(name) if isinstance(owner, type) else getattr(owner, name, None)
+        if raw is None:
+            logger.warning("vcg_otel: target %s not found", target)
+            return
+        func = raw.__func__ if isinstance(raw, (staticmethod, classmethod)) else raw
+        if hasattr(func, "__vcg_otel_plan__"):
+            return  # already audited: never wrap twice
+        wrapped = decorate(func)
+        if isinstance(raw, staticmethod):
+            wrapped = staticmethod(wrapped)
+        elif isinstance(raw, classmethod):
+            wrapped = classmethod(wrapped)
+        setattr(owner, name, wrapped)
+        self._originals.append((owner, name, raw))
+
+    def _uninstrument(self, **kwargs: Any) -> None:
+        self._active = False
+        for owner, name, raw in reversed(self._originals):
+            setattr(owner, name, raw)
+        self._originals.clear()
