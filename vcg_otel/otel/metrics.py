@@ -6,6 +6,7 @@ Through the OpenTelemetry metrics API only: with no SDK configured every call is
 from __future__ import annotations
 
 import threading
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
@@ -60,27 +61,37 @@ def instruments_for(meter_provider: metrics.MeterProvider | None = None) -> Inst
 
 
 def record_metrics(instruments: Instruments, report: AuditReport) -> None:
-    """Add one report's counts, tokens and durations to the instruments."""
-    audits, duration = instruments.audits, instruments.duration
-    gate_attrs = {semconv.ATTR_STAGE: semconv.STAGE_GATE}
+    """Add one report's counts, tokens and durations to the instruments.
+
+    Counts are summed per attribute set before they are added (one ``add`` per distinct
+    stage and verdict, not per citation). Durations: ``gate`` is the gate time of the whole
+    audit, ``judge`` one value per model call, ``audit`` the whole audit.
+    """
+    duration = instruments.duration
     judge_attrs = {semconv.ATTR_STAGE: semconv.STAGE_JUDGE}
+    counts: Counter[tuple[str, str]] = Counter()
+    fail_reasons: Counter[str] = Counter()
     prompt_tokens = completion_tokens = 0
+    gate_seconds = 0.0
     for r in report.results:
         if r.gate is not None:
-            audits.add(1, {semconv.ATTR_STAGE: semconv.STAGE_GATE,
-                           semconv.VERDICT: r.gate.result.value})
-            duration.record(r.gate_seconds, gate_attrs)
+            counts[semconv.STAGE_GATE, r.gate.result.value] += 1
+            gate_seconds += r.gate_seconds
         if r.verdict is not None:
-            audits.add(1, {semconv.ATTR_STAGE: semconv.STAGE_JUDGE,
-                           semconv.VERDICT: r.verdict.verdict.value})
+            counts[semconv.STAGE_JUDGE, r.verdict.verdict.value] += 1
             if r.fail_reason is not None:
-                instruments.fail_closed.add(1, {semconv.ATTR_REASON: r.fail_reason.value})
+                fail_reasons[r.fail_reason.value] += 1
             if r.judge_called:
                 duration.record(r.judge_seconds, judge_attrs)
                 prompt_tokens += r.usage.prompt_tokens
                 completion_tokens += r.usage.completion_tokens
-        audits.add(1, {semconv.ATTR_STAGE: semconv.STAGE_FINAL,
-                       semconv.VERDICT: r.outcome.value})
+        counts[semconv.STAGE_FINAL, r.outcome.value] += 1
+    for (stage, verdict), n in counts.items():
+        instruments.audits.add(n, {semconv.ATTR_STAGE: stage, semconv.VERDICT: verdict})
+    for reason, n in fail_reasons.items():
+        instruments.fail_closed.add(n, {semconv.ATTR_REASON: reason})
+    if gate_seconds:
+        duration.record(gate_seconds, {semconv.ATTR_STAGE: semconv.STAGE_GATE})
     if prompt_tokens:
         instruments.tokens.add(prompt_tokens, {semconv.ATTR_TOKEN_TYPE: "input"})
     if completion_tokens:

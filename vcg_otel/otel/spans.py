@@ -53,13 +53,14 @@ def _check_attributes(r: AuditResult, policy: ContentPolicy) -> dict[str, Any]:
     }
     if c.document_id is not None:
         attrs[semconv.CITATION_DOCUMENT_ID] = c.document_id
-    attrs[semconv.CITATION_CLAIM_LENGTH] = len(c.claim)
-    if c.quote is not None:
-        attrs[semconv.CITATION_QUOTE_LENGTH] = len(c.quote)
     if policy.inputs:
         attrs[semconv.CITATION_CLAIM] = c.claim
         if c.quote is not None:
             attrs[semconv.CITATION_QUOTE] = c.quote
+    else:  # lengths stand in for hidden text
+        attrs[semconv.CITATION_CLAIM_LENGTH] = len(c.claim)
+        if c.quote is not None:
+            attrs[semconv.CITATION_QUOTE_LENGTH] = len(c.quote)
     gate = r.gate
     if gate is not None:
         attrs[semconv.GATE_RESULT] = gate.result.value

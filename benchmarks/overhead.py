@@ -1,0 +1,133 @@
+"""Per-call overhead of @audited_citations, against the bare handler in the same run.
+
+    python benchmarks/overhead.py [--calls 20000]
+
+The handler returns 5 citations (4 real quotes, 1 fabricated) over 10 documents of 2 kB; gate
+only. Two configurations:
+
+(a) no OpenTelemetry SDK configured, observe mode: nothing can record an audit, so the
+    decorator skips it; this is the cost of the check.
+(b) SDK tracer provider with a BatchSpanProcessor exporting to nothing, plus an SDK meter
+    provider: the full audit, 6 spans and the metrics per call.
+
+Overhead = decorated call time - bare call time, per call, reported at p50 and p99; plus spans
+per second sustained in (b).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import statistics
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from opentelemetry.sdk.metrics import MeterProvider  # noqa: E402
+from opentelemetry.sdk.metrics.export import InMemoryMetricReader  # noqa: E402
+from opentelemetry.sdk.trace import TracerProvider  # noqa: E402
+from opentelemetry.sdk.trace.export import (  # noqa: E402
+    BatchSpanProcessor,
+    SpanExporter,
+    SpanExportResult,
+)
+
+from vcg_otel import audited_citations  # noqa: E402
+
+DATA = Path(__file__).parent / "data" / "arxiv_abstracts_295.json"
+
+
+class NullExporter(SpanExporter):
+    def __init__(self) -> None:
+        self.exported = 0
+
+    def export(self, spans: Sequence[Any]) -> SpanExportResult:
+        self.exported += len(spans)
+        return SpanExportResult.SUCCESS
+
+
+def workload() -> tuple[dict[str, str], dict[str, Any]]:
+    abstracts = list(json.loads(DATA.read_text(encoding="utf-8")).values())
+    text = " ".join(abstracts)
+    docs = {f"doc-{i}": text[i * 2000:(i + 1) * 2000] for i in range(10)}
+    citations = []
+    for i in range(4):
+        doc = docs[f"doc-{i}"]
+        words = doc.split()[20:32]
+        citations.append({"claim": f"claim {i}", "quote": " ".join(words), "doc_id": f"doc-{i}"})
+    citations.append({"claim": "invented", "quote": "this sentence appears in no abstract at all",
+                      "doc_id": "doc-4"})
+    return docs, {"answer": "...", "citations": citations}
+
+
+def per_call_ns(fn: Callable[[], Any], calls: int) -> list[int]:
+    for _ in range(min(1000, calls)):
+        fn()  # warm caches (normalized documents) and code paths
+    gc.collect()
+    gc.disable()
+    try:
+        out = []
+        clock = time.perf_counter_ns
+        for _ in range(calls):
+            t0 = clock()
+            fn()
+            out.append(clock() - t0)
+        return out
+    finally:
+        gc.enable()
+
+
+def pct(values: list[int], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] / 1000
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description="decorator overhead")
+    parser.add_argument("--calls", type=int, default=20_000)
+    args = parser.parse_args()
+    docs, answer_value = workload()
+
+    def bare(documents: dict[str, str]) -> dict[str, Any]:
+        return answer_value
+
+    no_sdk = audited_citations(bare)
+    exporter = NullExporter()
+    tracer_provider = TracerProvider()
+    tracer_provider.add_span_processor(BatchSpanProcessor(exporter, max_queue_size=65_536))
+    meter_provider = MeterProvider(metric_readers=[InMemoryMetricReader()])
+    full = audited_citations(tracer_provider=tracer_provider, meter_provider=meter_provider)(bare)
+
+    base = per_call_ns(lambda: bare(docs), args.calls)
+    a = per_call_ns(lambda: no_sdk(docs), args.calls)
+    spans_before = exporter.exported
+    t0 = time.perf_counter()
+    b = per_call_ns(lambda: full(docs), args.calls)
+    elapsed = time.perf_counter() - t0
+    tracer_provider.force_flush()
+    spans = exporter.exported - spans_before
+
+    base50 = statistics.median(base) / 1000
+    print(f"{args.calls:,} calls each; handler: 5 citations over 10 documents of 2 kB, gate only")
+    print(f"{'configuration':<44}{'p50 µs':>9}{'p99 µs':>9}{'overhead p50':>14}{'target':>9}")
+    print(f"{'bare handler':<44}{pct(base, .5):>9.2f}{pct(base, .99):>9.2f}{'':>14}{'':>9}")
+    rows = [("(a) decorated, no SDK configured (observe)", a, 10.0),
+            ("(b) decorated, SDK + BatchSpanProcessor, full", b, 500.0)]
+    for label, values, target in rows:
+        over = pct(values, .5) - base50
+        print(f"{label:<44}{pct(values, .5):>9.2f}{pct(values, .99):>9.2f}"
+              f"{over:>13.2f} {'<= ' + str(int(target)):>9}")
+    print(f"\n(b) spans exported: {spans:,} in {elapsed:.2f} s of calls "
+          f"({spans / elapsed:,.0f} spans/s sustained, {args.calls / elapsed:,.0f} audited "
+          f"calls/s on one thread)")
+    tracer_provider.shutdown()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
