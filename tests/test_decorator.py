@@ -110,6 +110,7 @@ def test_span_tree_kinds_and_attributes(telemetry: Telemetry) -> None:
     assert fabricated[semconv.EVAL_ANNOTATOR_KIND] == "CODE"
     assert semconv.JUDGE_VERDICT not in fabricated
     assert misattributed[semconv.GATE_SOURCE_DOCUMENT_IDS] == ("blog",)
+    assert misattributed[semconv.GATE_MATCH_DOCUMENT_ID] == "blog"  # offsets index blog's text
     assert audit.attributes[semconv.COUNT_PREFIX + "supports"] == 2
     assert audit.attributes[semconv.COUNT_PREFIX + "not_found"] == 1
     assert audit.attributes[semconv.COUNT_PREFIX + "misattributed"] == 1

@@ -28,6 +28,7 @@ GATE_RESULT = "citation.gate.result"
 GATE_REASON = "citation.gate.reason"
 GATE_MATCH_START = "citation.gate.match.start"
 GATE_MATCH_END = "citation.gate.match.end"
+GATE_MATCH_DOCUMENT_ID = "citation.gate.match.document_id"  # whose text the offsets index
 GATE_ELIDED = "citation.gate.elided"
 GATE_SOURCE_DOCUMENT_IDS = "citation.gate.source_document_ids"
 JUDGE_VERDICT = "citation.judge.verdict"

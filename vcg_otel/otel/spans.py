@@ -68,6 +68,8 @@ def _check_attributes(r: AuditResult, policy: ContentPolicy) -> dict[str, Any]:
         if gate.start is not None and gate.end is not None:
             attrs[semconv.GATE_MATCH_START] = gate.start
             attrs[semconv.GATE_MATCH_END] = gate.end
+            if gate.document_id is not None:
+                attrs[semconv.GATE_MATCH_DOCUMENT_ID] = gate.document_id
         if gate.reason is not None:
             attrs[semconv.GATE_REASON] = gate.reason.value
         if gate.source_document_ids and gate.result.value == "misattributed":
