@@ -85,10 +85,13 @@ def test_type_errors_name_the_argument() -> None:
         "\u0301\u0301 marks first",
         "\u200b\u0301a",
         "x" * 10 + "\u0130" * 5 + "y",
+        # found by hypothesis: marks on dashes, spacing diacritics, look-alike bases
+        "\u2014\u0301", "\u00b8", "\u2014\u00b8\u2014", "\u0430\u0301", "-- --",
     ],
 )
 def test_any_string_is_handled_without_a_crash(raw: str) -> None:
     out = normalize_with_map(raw)
+    assert normalize(raw) == out.text  # the fast path and the mapped path agree
     assert normalize(out.text) == out.text
     start, end = out.original_span(0, len(out.text))
     assert 0 <= start <= end <= len(raw)

@@ -196,7 +196,8 @@ def _fold(text: str) -> str:
             continue  # a mark with no base here (NFKC turns "\u00b8" into space + mark)
         else:
             out.append(_CONFUSABLES.get(ch) or _TYPOGRAPHY.get(ch) or ch)
-    return "".join(out)
+    # Folding a look-alike base can leave a Latin letter next to its combining mark: compose.
+    return unicodedata.normalize("NFC", "".join(out))
 
 
 def _char_info(ch: str) -> tuple[str, bool]:
@@ -210,6 +211,28 @@ def _char_info(ch: str) -> tuple[str, bool]:
     return info
 
 
+class _FoldTable(dict[int, str]):
+    """``str.translate`` table: ASCII lower-cased, anything else folded on first sight.
+
+    Used by :func:`normalize`, which needs no offset map: one C-level pass instead of the
+    run-by-run stage A. Combining marks fold by cluster, not alone, so texts holding one take
+    the full path (:data:`_MARKS_SEEN` tells).
+    """
+
+    def __missing__(self, code: int) -> str:
+        ch = chr(code)
+        folded, is_mark = _char_info(ch)
+        if is_mark:
+            _MARKS_SEEN.add(ch)
+        if len(self) < 65_536:
+            self[code] = folded
+        return folded
+
+
+_MARKS_SEEN: set[str] = set()
+_FOLD_TABLE = _FoldTable({code: chr(code).lower() for code in range(128)})
+
+
 def _map_run(run: str, base: int, writer: _UnitWriter, source: str) -> None:
     """Map one run of characters (starting at source offset ``base``) cluster by cluster."""
     i, n = 0, len(run)
@@ -220,9 +243,9 @@ def _map_run(run: str, base: int, writer: _UnitWriter, source: str) -> None:
             j += 1
         if _char_info(run[i])[1]:  # marks with no base at all (start of text) are dropped
             folded = ""
-        elif j > i + 1 and folded and not folded.isspace():
-            folded = _fold(run[i:j])  # a base with combining marks folds as one cluster
-        # else: marks on a removed base or on a space are dropped with it
+        elif j > i + 1 and folded[-1:].isalnum():
+            folded = _fold(run[i:j])  # a letter or digit with combining marks: one cluster
+        # else: marks on a removed base, a space or punctuation are dropped with it
         if folded != run[i:j]:
             writer.copy_until(source, base + i)
             writer.replace(base + i, base + j, folded)
@@ -274,6 +297,7 @@ def _stage_b(text: str, writer: _UnitWriter, first: bool, last: bool) -> str:
             stop = lead + len(stripped.rstrip())
         if lead:
             writer.replace(0, lead, "")
+    last_end, last_repl = -1, ""
     for m in _LAYOUT.finditer(text, lead, stop):
         start, end = m.span()
         matched = m.group()
@@ -282,6 +306,11 @@ def _stage_b(text: str, writer: _UnitWriter, first: bool, last: bool) -> str:
             repl = repl.lstrip()
         if last and end == stop:
             repl = repl.rstrip()
+        # Two dash runs in a row ("-- --"): the space the first one ends with is enough.
+        before = last_repl[-1:] if start == last_end else text[start - 1:start]
+        if before == " " and repl.startswith(" "):
+            repl = repl[1:]
+        last_end, last_repl = end, repl
         if repl == matched:
             continue
         writer.copy_until(text, start)
@@ -366,4 +395,8 @@ def normalize(text: str) -> str:
     """
     if not isinstance(text, str):
         raise TypeError(f"text must be str, not {type(text).__name__}")
+    if len(text) <= _CHUNK:
+        mid = text.lower() if text.isascii() else text.translate(_FOLD_TABLE)
+        if not (_MARKS_SEEN and not _MARKS_SEEN.isdisjoint(text)):
+            return _stage_b(mid, _UnitWriter(), True, True)
     return _normalize(text)[0]
