@@ -1,9 +1,13 @@
 from __future__ import annotations
 
+import importlib.util
+import os
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from fake_openai import FakeOpenAI
+from phoenix_server import PhoenixServer
 
 
 @pytest.fixture
@@ -14,3 +18,25 @@ def openai_server() -> Iterator[FakeOpenAI]:
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture(scope="session")
+def phoenix(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PhoenixServer]:
+    """A real Phoenix server for the whole session (skipped if Phoenix is not installed)."""
+    if not phoenix_installed():
+        if os.environ.get("CI"):
+            pytest.fail("the Phoenix server is not installed in CI (test extra)")
+        pytest.skip("the Phoenix server is not installed (test extra)")
+    server = PhoenixServer(tmp_path_factory.mktemp("phoenix"))
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def phoenix_installed() -> bool:
+    """Without importing it (that takes seconds): is the Phoenix server package present?"""
+    spec = importlib.util.find_spec("phoenix")
+    locations = spec.submodule_search_locations if spec else None
+    return any((Path(p) / "server" / "main.py").exists() for p in locations or ())

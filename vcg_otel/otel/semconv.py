@@ -81,6 +81,7 @@ METRIC_FAIL_CLOSED = "citation.judge.fail_closed"  # counter -> citation_judge_f
 METRIC_TOKENS = "citation.judge.tokens"  # counter -> citation_judge_tokens_total
 METRIC_DURATION = "citation.audit.duration"  # histogram, s -> citation_audit_duration_seconds
 METRIC_DROPPED = "citation.audit.dropped"  # counter -> citation_audit_dropped_total
+METRIC_ANNOTATIONS_DROPPED = "citation.annotations.dropped"  # Phoenix annotations, by reason
 
 ATTR_STAGE = "citation.stage"  # gate | judge | final (audits); gate | judge | audit (duration)
 ATTR_REASON = "reason"

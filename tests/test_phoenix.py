@@ -1,0 +1,153 @@
+"""Against a real Phoenix server: spans, annotations, label fractions, and Phoenix going away."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from typing import Any
+
+import pytest
+from opentelemetry.sdk.trace import TracerProvider
+from phoenix_server import PhoenixServer, free_port, poll
+
+from vcg_otel import audited_citations
+from vcg_otel.phoenix import PhoenixAnnotationProcessor, register
+
+DOCS = {
+    "paper": "The reranker improves accuracy by 4.2% over the baseline. Gains shrink on long "
+    "documents.",
+    "blog": "Cats sleep for most of the day.",
+}
+CLEAN = [{"claim": "helps", "quote": "improves accuracy by 4.2%", "doc_id": "paper"},
+         {"claim": "shrinks", "quote": "Gains shrink on long documents", "doc_id": "paper"}]
+DIRTY = [{"claim": "helps", "quote": "improves accuracy by 4.2%", "doc_id": "paper"},
+         {"claim": "fast", "quote": "halves latency on every benchmark", "doc_id": "paper"},
+         {"claim": "cats", "quote": "Cats sleep for most of the day", "doc_id": "paper"}]
+
+
+def project() -> str:
+    return f"test-{uuid.uuid4().hex[:8]}"
+
+
+def flush(provider: TracerProvider) -> None:
+    provider.force_flush()
+
+
+def test_audits_arrive_with_kinds_attributes_and_annotations(phoenix: PhoenixServer) -> None:
+    name = project()
+    provider = register(name, phoenix.url)
+    tracer = provider.get_tracer("app")
+
+    @audited_citations(tracer_provider=provider)
+    def answer(citations: list[dict[str, str]], documents: dict[str, str]) -> dict[str, Any]:
+        return {"citations": citations}
+
+    with tracer.start_as_current_span("request"):  # the app's own root span
+        answer(DIRTY, DOCS)
+    answer(CLEAN, DOCS)  # here the audit span is the root
+    flush(provider)
+
+    spans = poll(lambda: phoenix.spans(name), lambda s: len(s) == 1 + 2 + 3 + 2)
+    kinds = sorted(s["span_kind"] for s in spans if s["name"] != "request")
+    assert kinds == ["EVALUATOR"] * 5 + ["GUARDRAIL"] * 2
+    checks = {s["attributes"]["citation.quote"]: s for s in spans if s["name"] == "citation.check"}
+    fabricated = checks["halves latency on every benchmark"]["attributes"]
+    assert fabricated["citation.gate.result"] == "not_found"
+    misattributed = checks["Cats sleep for most of the day"]["attributes"]
+    assert misattributed["citation.gate.result"] == "misattributed"
+    assert misattributed["citation.gate.source_document_ids"] == ["blog"]
+    honest = checks["Gains shrink on long documents"]["attributes"]
+    start = DOCS["paper"].index("Gains shrink on long documents")
+    assert (honest["citation.gate.match.start"], honest["citation.gate.match.end"]) == (
+        start, start + len("Gains shrink on long documents"))
+
+    ids = [s["context"]["span_id"] for s in spans]
+    annotations = poll(lambda: phoenix.annotations(name, ids), lambda a: len(a) >= 5 + 3)
+    by_span = {}
+    for a in annotations:
+        by_span.setdefault(a["span_id"], {})[a["name"]] = a
+    labels = sorted(by_span[s["context"]["span_id"]]["citation_verdict"]["result"]["label"]
+                    for s in spans if s["name"] == "citation.check")
+    assert labels == ["found", "found", "found", "misattributed", "not_found"]
+    root = next(s for s in spans if s["name"] == "request")
+    root_note = by_span[root["context"]["span_id"]]["citation_fabrication"]["result"]
+    assert root_note["label"] == "fabricated" and root_note["score"] == pytest.approx(2 / 3)
+    assert by_span[checks["Cats sleep for most of the day"]["context"]["span_id"]][
+        "citation_verdict"]["annotator_kind"] == "CODE"
+
+    summary = phoenix.graphql(
+        '{ projects { edges { node { name spanAnnotationSummary(annotationName: '
+        '"citation_fabrication") { labelFractions { label fraction } } } } } }')
+    node = next(e["node"] for e in summary["projects"]["edges"] if e["node"]["name"] == name)
+    fractions = {f["label"]: f["fraction"] for f in
+                 node["spanAnnotationSummary"]["labelFractions"]}
+    # three annotated spans: the dirty request's root and audit span, the clean audit span
+    assert fractions == {"fabricated": pytest.approx(2 / 3), "clean": pytest.approx(1 / 3)}
+    provider.shutdown()
+
+
+def test_phoenix_down_at_start_never_blocks_the_app() -> None:
+    dead = f"http://127.0.0.1:{free_port()}"
+    provider = register(project(), dead)
+
+    @audited_citations(tracer_provider=provider)
+    def answer(documents: dict[str, str]) -> dict[str, Any]:
+        return {"citations": DIRTY}
+
+    worst = 0.0
+    for _ in range(50):
+        t0 = time.perf_counter()
+        assert answer(DOCS) == {"citations": DIRTY}
+        worst = max(worst, time.perf_counter() - t0)
+    assert worst < 0.1  # export and annotations happen in the background
+    t0 = time.perf_counter()
+    provider.shutdown()
+    assert time.perf_counter() - t0 < 15  # shutdown is bounded even with Phoenix gone
+
+
+def test_phoenix_going_down_mid_run_and_coming_back(phoenix: PhoenixServer) -> None:
+    name = project()
+    provider = register(name, phoenix.url)
+
+    @audited_citations(tracer_provider=provider)
+    def answer(tag: str, documents: dict[str, str]) -> dict[str, Any]:
+        return {"citations": [{**CLEAN[0], "claim": tag}]}
+
+    answer("before", DOCS)
+    flush(provider)
+    poll(lambda: phoenix.spans(name), lambda s: len(s) == 2)
+    phoenix.stop()
+    try:
+        worst = 0.0
+        for _ in range(30):
+            t0 = time.perf_counter()
+            answer("while down", DOCS)
+            worst = max(worst, time.perf_counter() - t0)
+        assert worst < 0.1
+    finally:
+        phoenix.start()
+    answer("after", DOCS)
+    flush(provider)
+    spans = poll(lambda: phoenix.spans(name),
+                 lambda s: any(x["attributes"].get("citation.claim") == "after" for x in s))
+    claims = {s["attributes"].get("citation.claim") for s in spans}
+    assert "after" in claims and "before" in claims
+    provider.shutdown()
+
+
+def test_annotation_queue_is_bounded_and_drops_are_counted() -> None:
+    processor = PhoenixAnnotationProcessor(f"http://127.0.0.1:{free_port()}", max_queue=5,
+                                           max_retries=0, request_timeout=0.2)
+    provider = TracerProvider()
+    provider.add_span_processor(processor)
+
+    @audited_citations(tracer_provider=provider)
+    def answer(documents: dict[str, str]) -> dict[str, Any]:
+        return {"citations": DIRTY}
+
+    for _ in range(20):
+        answer(DOCS)  # 20 x (3 verdicts + 1 request annotation) into a queue of 5
+    t0 = time.perf_counter()
+    provider.shutdown()
+    assert time.perf_counter() - t0 < 10
+    assert processor.written == 0 and processor.dropped == 80

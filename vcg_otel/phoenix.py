@@ -1,0 +1,309 @@
+"""Arize Phoenix: a safe ``register`` and span annotations that show fabrication rates.
+
+Spans reach Phoenix over plain OTLP/HTTP (nothing here is needed for that: any OTLP path
+works, a collector in between included). What OTLP cannot carry is *annotations*, which are
+what Phoenix aggregates into label fractions. :class:`PhoenixAnnotationProcessor` writes them
+through Phoenix's REST API, in the background:
+
+* ``citation_verdict`` on every ``citation.check`` span: label = final verdict, score = 1 when
+  the quote was fabricated (``not_found``) or misattributed, else 0; explanation = the
+  judge's reasoning (when content capture allows it); annotator kind ``CODE`` for a gate
+  outcome, ``LLM`` for a judge verdict.
+* ``citation_fabrication`` on every ``citation_audit`` span *and on the request's root span*
+  (when the audit is not the root itself): label ``fabricated`` when any citation of the
+  request was not found or misattributed, else ``clean``; score = the fraction of the
+  request's citations that were. Phoenix's project view lists root spans, so the fabrication
+  rate is visible there without changing any filter.
+
+The writer is bounded (a queue of ``max_queue`` annotations; beyond it they are dropped and
+counted in ``citation.annotations.dropped``), batches requests, retries with exponential
+backoff (a span Phoenix has not stored yet answers 404 and is retried too), and
+``shutdown`` gives it ``shutdown_timeout`` seconds at most.
+
+Needs the ``phoenix`` extra only for :func:`register` (the OTLP exporter); the annotation
+writer itself uses the standard library.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import queue
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections import OrderedDict
+from collections.abc import Mapping
+from typing import Any
+
+from opentelemetry import metrics
+from opentelemetry.context import Context
+from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor, TracerProvider
+
+from ._version import __version__
+from .otel import semconv
+
+__all__ = ["DEFAULT_ENDPOINT", "PhoenixAnnotationProcessor", "register"]
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_ENDPOINT = "http://127.0.0.1:6006"
+VERDICT_ANNOTATION = "citation_verdict"
+REQUEST_ANNOTATION = "citation_fabrication"
+_FABRICATED = ("not_found", "misattributed")
+_RETRYABLE = frozenset({404, 408, 409, 425, 429, 500, 502, 503, 504})
+
+
+def _endpoint(endpoint: str | None) -> str:
+    base = endpoint or os.environ.get("PHOENIX_COLLECTOR_ENDPOINT") or DEFAULT_ENDPOINT
+    base = base.rstrip("/")
+    return base[: -len("/v1/traces")] if base.endswith("/v1/traces") else base
+
+
+def _headers(api_key: str | None) -> dict[str, str]:
+    headers = {"content-type": "application/json", "user-agent": f"vcg-otel/{__version__}"}
+    key = api_key or os.environ.get("PHOENIX_API_KEY")
+    if key:
+        headers["authorization"] = f"Bearer {key}"
+    return headers
+
+
+def _hex(span_id: int) -> str:
+    return format(span_id, "016x")
+
+
+class PhoenixAnnotationProcessor(SpanProcessor):
+    """Writes Phoenix span annotations for finished audit spans (see the module docstring).
+
+    Args:
+        endpoint: Phoenix base URL (default ``PHOENIX_COLLECTOR_ENDPOINT`` or
+            ``http://127.0.0.1:6006``).
+        api_key: sent as a bearer token (default ``PHOENIX_API_KEY``); never logged.
+        max_queue: annotations waiting at most; more are dropped and counted.
+        batch_size: annotations per request.
+        max_retries: retries per batch, with exponential backoff from ``backoff`` seconds.
+        request_timeout: seconds per HTTP request.
+        shutdown_timeout: the most ``shutdown`` waits for the queue to drain.
+        meter_provider: where the dropped-annotations counter lives (default: global).
+    """
+
+    def __init__(
+        self,
+        endpoint: str | None = None,
+        *,
+        api_key: str | None = None,
+        max_queue: int = 10_000,
+        batch_size: int = 100,
+        max_retries: int = 5,
+        backoff: float = 0.25,
+        request_timeout: float = 3.0,
+        shutdown_timeout: float = 5.0,
+        meter_provider: metrics.MeterProvider | None = None,
+    ) -> None:
+        self.url = _endpoint(endpoint) + "/v1/span_annotations?sync=true"
+        self._headers = _headers(api_key)
+        self.batch_size = batch_size
+        self.max_retries = max_retries
+        self.backoff = backoff
+        self.request_timeout = request_timeout
+        self.shutdown_timeout = shutdown_timeout
+        self._queue: queue.Queue[dict[str, Any]] = queue.Queue(max_queue)
+        self._roots: OrderedDict[int, int] = OrderedDict()
+        self._roots_lock = threading.Lock()
+        self._stop = threading.Event()
+        self._idle = threading.Condition()
+        self._in_flight = 0
+        self.written = 0
+        self.dropped = 0
+        meter = metrics.get_meter("vcg_otel", __version__, meter_provider)
+        self._dropped_counter = meter.create_counter(
+            semconv.METRIC_ANNOTATIONS_DROPPED, "{annotation}",
+            "Phoenix annotations dropped (queue full or Phoenix unreachable), by reason")
+        self._thread = threading.Thread(target=self._run, name="vcg-otel-phoenix", daemon=True)
+        self._thread.start()
+
+    # -- SpanProcessor ---------------------------------------------------------------------
+
+    def on_start(self, span: Span, parent_context: Context | None = None) -> None:
+        if span.parent is None:  # a root span: remember it for its trace
+            with self._roots_lock:
+                self._roots[span.context.trace_id] = span.context.span_id
+                while len(self._roots) > 50_000:
+                    self._roots.popitem(last=False)
+
+    def on_end(self, span: ReadableSpan) -> None:
+        attrs = span.attributes or {}
+        if span.name == semconv.SPAN_CHECK and semconv.VERDICT in attrs:
+            self._enqueue(self._verdict(span, attrs))
+        elif span.name == semconv.SPAN_AUDIT and attrs.get(semconv.COUNT_TOTAL):
+            for target in self._request_targets(span):
+                self._enqueue(self._request(target, attrs))
+
+    def shutdown(self) -> None:
+        self.force_flush(int(self.shutdown_timeout * 1000))
+        self._stop.set()
+        self._thread.join(self.shutdown_timeout)
+
+    def force_flush(self, timeout_millis: int = 30_000) -> bool:
+        deadline = time.monotonic() + timeout_millis / 1000
+        with self._idle:
+            while self._queue.qsize() or self._in_flight:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self._idle.wait(min(left, 0.05))
+        return True
+
+    # -- annotations -----------------------------------------------------------------------
+
+    @staticmethod
+    def _verdict(span: ReadableSpan, attrs: Mapping[str, Any]) -> dict[str, Any]:
+        result: dict[str, Any] = {"label": attrs[semconv.VERDICT],
+                                  "score": float(attrs.get(semconv.EVAL_SCORE, 0.0))}
+        explanation = attrs.get(semconv.EVAL_EXPLANATION)
+        if explanation:
+            result["explanation"] = explanation
+        metadata = {k: attrs[k] for k in (semconv.GATE_RESULT, semconv.CITATION_DOCUMENT_ID,
+                                          semconv.JUDGE_FAIL_REASON) if k in attrs}
+        return {"span_id": _hex(span.context.span_id), "name": VERDICT_ANNOTATION,
+                "annotator_kind": attrs.get(semconv.EVAL_ANNOTATOR_KIND, "CODE"),
+                "result": result, "metadata": metadata}
+
+    def _request_targets(self, span: ReadableSpan) -> list[int]:
+        targets = [span.context.span_id]
+        if span.parent is not None:
+            with self._roots_lock:
+                root = self._roots.get(span.context.trace_id)
+            if root is not None and root != span.context.span_id:
+                targets.append(root)
+        return targets
+
+    @staticmethod
+    def _request(span_id: int, attrs: Mapping[str, Any]) -> dict[str, Any]:
+        total = int(attrs.get(semconv.COUNT_TOTAL, 0))
+        bad = sum(int(attrs.get(semconv.COUNT_PREFIX + v, 0)) for v in _FABRICATED)
+        return {"span_id": _hex(span_id), "name": REQUEST_ANNOTATION, "annotator_kind": "CODE",
+                "result": {"label": "fabricated" if bad else "clean",
+                           "score": bad / total if total else 0.0,
+                           "explanation": f"{bad} of {total} citations fabricated or "
+                                          "misattributed"},
+                "metadata": {"citations": total, "fabricated_or_misattributed": bad}}
+
+    def _enqueue(self, annotation: dict[str, Any]) -> None:
+        try:
+            self._queue.put_nowait(annotation)
+        except queue.Full:
+            self._drop(1, "queue_full")
+
+    def _drop(self, n: int, reason: str) -> None:
+        self.dropped += n
+        self._dropped_counter.add(n, {semconv.ATTR_REASON: reason})
+
+    # -- worker ----------------------------------------------------------------------------
+
+    def _run(self) -> None:
+        while not (self._stop.is_set() and self._queue.empty()):
+            try:
+                first = self._queue.get(timeout=0.1)
+            except queue.Empty:
+                continue
+            batch = [first]
+            while len(batch) < self.batch_size:
+                try:
+                    batch.append(self._queue.get_nowait())
+                except queue.Empty:
+                    break
+            with self._idle:
+                self._in_flight = len(batch)
+            try:
+                self._send(batch)
+            finally:
+                with self._idle:
+                    self._in_flight = 0
+                    self._idle.notify_all()
+
+    def _send(self, batch: list[dict[str, Any]], retries: int | None = None) -> None:
+        body = json.dumps({"data": batch}).encode()
+        retries = self.max_retries if retries is None else retries
+        delay, status = self.backoff, 0
+        for attempt in range(retries + 1):
+            status = self._post(body)
+            if status == 200:
+                self.written += len(batch)
+                return
+            if (status != 0 and status not in _RETRYABLE) or attempt == retries:
+                break
+            # Exponential backoff; while shutting down the waits are cut short.
+            if self._stop.is_set():
+                time.sleep(min(delay, 0.2))
+            else:
+                self._stop.wait(delay)
+            delay = min(delay * 2, 8.0)
+        if len(batch) > 1 and status == 404:
+            # One span Phoenix never stored must not sink the others: send them one by one.
+            for one in batch:
+                self._send([one], retries=1)
+            return
+        self._drop(len(batch), "rejected" if status else "unreachable")
+        logger.debug("vcg_otel: %d Phoenix annotations dropped (HTTP %s)", len(batch), status)
+
+    def _post(self, body: bytes) -> int:
+        request = urllib.request.Request(self.url, data=body, headers=self._headers,
+                                         method="POST")
+        try:
+            with urllib.request.urlopen(request, timeout=self.request_timeout) as response:
+                return int(response.status)
+        except urllib.error.HTTPError as exc:
+            return int(exc.code)
+        except (OSError, ValueError):
+            return 0  # unreachable, refused, timed out
+
+
+def register(
+    project_name: str = "default",
+    endpoint: str | None = None,
+    *,
+    set_global: bool = False,
+    annotations: bool = True,
+    export_timeout: float = 2.0,
+    schedule_delay: float = 0.5,
+    max_queue_size: int = 8_192,
+    api_key: str | None = None,
+    resource_attributes: Mapping[str, Any] | None = None,
+) -> TracerProvider:
+    """A tracer provider that exports to Phoenix without ever blocking the app.
+
+    Unlike ``phoenix.otel.register``'s defaults, spans go through a *batch* processor with a
+    short export timeout, so a Phoenix that is down costs the app nothing (spans are retried
+    in the background, then dropped; the SDK's batch processor bounds its queue at
+    ``max_queue_size``). The global provider is left alone unless ``set_global=True``.
+    With ``annotations=True`` a :class:`PhoenixAnnotationProcessor` is attached.
+
+    Needs the ``phoenix`` extra (``pip install 'vcg-otel[phoenix]'``).
+    """
+    try:
+        from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ImportError("vcg_otel.phoenix.register needs: pip install 'vcg-otel[phoenix]'"
+                          ) from exc
+    from opentelemetry import trace
+    from opentelemetry.sdk.resources import Resource
+    from opentelemetry.sdk.trace.export import BatchSpanProcessor
+
+    base = _endpoint(endpoint)
+    resource = Resource.create({"openinference.project.name": project_name,
+                                **(resource_attributes or {})})
+    provider = TracerProvider(resource=resource)
+    key = api_key or os.environ.get("PHOENIX_API_KEY")
+    exporter = OTLPSpanExporter(endpoint=base + "/v1/traces", timeout=export_timeout,
+                                headers={"authorization": f"Bearer {key}"} if key else None)
+    provider.add_span_processor(BatchSpanProcessor(
+        exporter, max_queue_size=max_queue_size, schedule_delay_millis=int(schedule_delay * 1000),
+        export_timeout_millis=int(export_timeout * 1000)))
+    if annotations:
+        provider.add_span_processor(PhoenixAnnotationProcessor(base, api_key=api_key))
+    if set_global:
+        trace.set_tracer_provider(provider)
+    return provider
