@@ -75,12 +75,7 @@ def test_audits_arrive_with_kinds_attributes_and_annotations(phoenix: PhoenixSer
     assert by_span[checks["Cats sleep for most of the day"]["context"]["span_id"]][
         "citation_verdict"]["annotator_kind"] == "CODE"
 
-    summary = phoenix.graphql(
-        '{ projects { edges { node { name spanAnnotationSummary(annotationName: '
-        '"citation_fabrication") { labelFractions { label fraction } } } } } }')
-    node = next(e["node"] for e in summary["projects"]["edges"] if e["node"]["name"] == name)
-    fractions = {f["label"]: f["fraction"] for f in
-                 node["spanAnnotationSummary"]["labelFractions"]}
+    fractions = phoenix.label_fractions(name)
     # three annotated spans: the dirty request's root and audit span, the clean audit span
     assert fractions == {"fabricated": pytest.approx(2 / 3), "clean": pytest.approx(1 / 3)}
     provider.shutdown()

@@ -45,7 +45,8 @@ from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor, TracerPro
 from ._version import __version__
 from .otel import semconv
 
-__all__ = ["DEFAULT_ENDPOINT", "PhoenixAnnotationProcessor", "register"]
+__all__ = ["DEFAULT_ENDPOINT", "LocalPhoenix", "PhoenixAnnotationProcessor", "free_port",
+           "register"]
 
 logger = logging.getLogger(__name__)
 
@@ -307,3 +308,122 @@ def register(
     if set_global:
         trace.set_tracer_provider(provider)
     return provider
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that was free a moment ago."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class LocalPhoenix:
+    """A Phoenix server run as a child process: SQLite in ``workdir``, 127.0.0.1, offline.
+
+    Needs the Phoenix server package (extra ``demo``). Start takes 10-20 s on two cores.
+    """
+
+    def __init__(self, workdir: str | os.PathLike[str], port: int | None = None,
+                 grpc_port: int | None = None) -> None:
+        self.workdir = os.fspath(workdir)
+        self.port = port or free_port()
+        self.grpc_port = grpc_port or free_port()
+        self.process: Any = None
+        self.log_path = os.path.join(self.workdir, "phoenix.log")
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self, timeout: float = 90.0) -> None:
+        """Start the server and wait until ``/healthz`` answers."""
+        import subprocess
+        import sys
+
+        env = {
+            **os.environ,
+            "PHOENIX_WORKING_DIR": self.workdir,
+            "PHOENIX_HOST": "127.0.0.1",
+            "PHOENIX_PORT": str(self.port),
+            "PHOENIX_GRPC_PORT": str(self.grpc_port),
+            "PHOENIX_TELEMETRY_ENABLED": "false",
+            "PHOENIX_ALLOW_EXTERNAL_RESOURCES": "false",
+            "PHOENIX_LOG_MIGRATIONS": "false",
+        }
+        with open(self.log_path, "ab") as log:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "phoenix.server.main", "serve"],
+                env=env, stdout=log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                with open(self.log_path, errors="replace") as log:
+                    raise RuntimeError("Phoenix exited during start-up:\n" + log.read()[-2000:])
+            try:
+                with urllib.request.urlopen(self.url + "/healthz", timeout=1) as r:
+                    if r.status == 200:
+                        return
+            except OSError:
+                pass
+            time.sleep(0.25)
+        self.stop()
+        raise RuntimeError(f"Phoenix did not answer on {self.url} within {timeout:.0f} s")
+
+    def stop(self) -> None:
+        """SIGTERM, then SIGKILL if it has not exited within 15 s."""
+        import subprocess
+
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(15)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(5)
+        self.process = None
+
+    # -- reading back (REST and GraphQL) ---------------------------------------------------
+
+    def get(self, path: str) -> Any:
+        with urllib.request.urlopen(self.url + path, timeout=10) as r:
+            return json.load(r)
+
+    def graphql(self, query: str) -> Any:
+        request = urllib.request.Request(
+            self.url + "/graphql", data=json.dumps({"query": query}).encode(),
+            headers={"content-type": "application/json"})
+        with urllib.request.urlopen(request, timeout=10) as r:
+            return json.load(r)["data"]
+
+    def spans(self, project: str, limit: int = 1000) -> list[dict[str, Any]]:
+        """Spans of a project (``[]`` while the project does not exist yet)."""
+        try:
+            return list(self.get(f"/v1/projects/{project}/spans?limit={limit}")["data"])
+        except urllib.error.HTTPError:
+            return []
+
+    def annotations(self, project: str, span_ids: list[str]) -> list[dict[str, Any]]:
+        """Span annotations of the given spans."""
+        found: list[dict[str, Any]] = []
+        for i in range(0, len(span_ids), 50):
+            query = "&".join(f"span_ids={s}" for s in span_ids[i:i + 50])
+            found += self.get(f"/v1/projects/{project}/span_annotations?{query}&limit=1000")[
+                "data"]
+        return found
+
+    def label_fractions(self, project: str, annotation: str = REQUEST_ANNOTATION
+                        ) -> dict[str, float]:
+        """Phoenix's own aggregate of an annotation's labels in a project (GraphQL)."""
+        data = self.graphql(
+            "{ projects { edges { node { name spanAnnotationSummary(annotationName: "
+            f'"{annotation}") {{ labelFractions {{ label fraction }} }} }} }} }} }}')
+        if data is None:  # pragma: no cover - a GraphQL error
+            return {}
+        for edge in data["projects"]["edges"]:
+            node = edge["node"]
+            if node["name"] == project and node["spanAnnotationSummary"]:
+                return {f["label"]: f["fraction"]
+                        for f in node["spanAnnotationSummary"]["labelFractions"]}
+        return {}
