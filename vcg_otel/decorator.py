@@ -144,6 +144,7 @@ class _Plan:
             bound = self.signature.bind_partial(*args, **kwargs)
         except TypeError:
             return dict(kwargs)
+        bound.apply_defaults()  # a default ``documents=...`` counts too
         return dict(bound.arguments)
 
     def extract(self, args: tuple[Any, ...], kwargs: dict[str, Any],
