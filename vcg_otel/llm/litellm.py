@@ -12,6 +12,7 @@ import importlib
 import importlib.util
 import os
 import threading
+import time
 from typing import Any
 
 from ..judge.verdict import JudgeResponse, Usage
@@ -24,6 +25,12 @@ _module: Any = None
 # Keyword arguments whose values must never be shown (repr, telemetry, errors).
 _SECRET_KEYS = frozenset({"api_key", "azure_ad_token", "aws_secret_access_key",
                           "aws_session_token", "vertex_credentials", "extra_headers", "headers"})
+
+
+# Worth retrying: rate limits, server errors, timeouts and dropped connections.
+_TRANSIENT = frozenset({"RateLimitError", "InternalServerError", "ServiceUnavailableError",
+                        "APIConnectionError", "Timeout", "APITimeoutError", "BadGatewayError"})
+_RETRY_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504})
 
 
 def _litellm() -> Any:
@@ -91,7 +98,10 @@ class LiteLLMJudge:
                          {"role": "user", "content": user}],
             "temperature": self.temperature,
             "timeout": self.timeout,
-            "num_retries": self.max_retries,
+            # Retries are ours (see _retry_delay): litellm's and the provider SDK's are off, so
+            # the bound is exact: 1 + max_retries requests at most.
+            "num_retries": 0,
+            "max_retries": 0,
             **self._kwargs,
         }
 
@@ -108,11 +118,48 @@ class LiteLLMJudge:
         return JudgeResponse(text if isinstance(text, str) else "", Usage(prompt, completion, cost),
                              answered_by)
 
+    def _retry_delay(self, exc: Exception, attempt: int) -> float | None:
+        """Seconds to wait before retrying after ``exc``, or ``None`` to give up."""
+        if attempt >= self.max_retries:
+            return None
+        status = getattr(exc, "status_code", None)
+        transient = type(exc).__name__ in _TRANSIENT or status in _RETRY_STATUS
+        if not transient:
+            return None
+        response = getattr(exc, "response", None)
+        headers = getattr(response, "headers", None) or {}
+        try:
+            after = float(headers.get("retry-after", ""))
+        except (TypeError, ValueError):
+            after = 0.5 * 2**attempt
+        return min(max(after, 0.0), 10.0)
+
     def __call__(self, system: str, user: str) -> JudgeResponse:
         litellm = _litellm()
-        return self._response(litellm, litellm.completion(**self._request(system, user)))
+        request = self._request(system, user)
+        attempt = 0
+        while True:
+            try:
+                return self._response(litellm, litellm.completion(**request))
+            except Exception as exc:
+                delay = self._retry_delay(exc, attempt)
+                if delay is None:
+                    raise
+            time.sleep(delay)
+            attempt += 1
 
     async def acall(self, system: str, user: str) -> JudgeResponse:
+        import asyncio
+
         litellm = _litellm()
-        response = await litellm.acompletion(**self._request(system, user))
-        return self._response(litellm, response)
+        request = self._request(system, user)
+        attempt = 0
+        while True:
+            try:
+                return self._response(litellm, await litellm.acompletion(**request))
+            except Exception as exc:
+                delay = self._retry_delay(exc, attempt)
+                if delay is None:
+                    raise
+            await asyncio.sleep(delay)
+            attempt += 1
