@@ -1,0 +1,95 @@
+"""Any OTLP backend, the production way: app -> a real OpenTelemetry collector -> Phoenix.
+
+The collector is rotel (PyPI package ``rotel``, which ships the collector binary). The app's
+exporter is plain OTLP/HTTP pointed at the collector: nothing Phoenix-specific on the path.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import BatchSpanProcessor
+from phoenix_server import PhoenixServer, free_port, poll
+
+from vcg_otel import audited_citations
+
+DOCS = {"paper": "The reranker improves accuracy by 4.2% over the baseline.",
+        "blog": "Cats sleep for most of the day."}
+
+
+def _rotel_binary() -> Path:
+    spec = importlib.util.find_spec("rotel")
+    if spec is None or spec.origin is None:
+        pytest.skip("rotel not installed (test extra)")
+    return Path(spec.origin).parent / "rotel-agent"
+
+
+def _wait_for_port(port: int, timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.1)
+    raise RuntimeError(f"collector did not listen on {port}")
+
+
+@pytest.fixture
+def collector(phoenix: PhoenixServer, tmp_path: Path) -> Iterator[str]:
+    http_port, grpc_port = free_port(), free_port()
+    process = subprocess.Popen(
+        [str(_rotel_binary()), "start",
+         "--otlp-http-endpoint", f"127.0.0.1:{http_port}",
+         "--otlp-grpc-endpoint", f"127.0.0.1:{grpc_port}",
+         "--otlp-receiver-metrics-disabled", "--otlp-receiver-logs-disabled",
+         "--exporter", "otlp", "--otlp-exporter-protocol", "http",
+         "--otlp-exporter-endpoint", phoenix.url,
+         "--log-file", str(tmp_path / "rotel.log")],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    try:
+        _wait_for_port(http_port)
+        yield f"http://127.0.0.1:{http_port}/v1/traces"
+    finally:
+        process.terminate()
+        process.wait(10)
+
+
+def test_spans_arrive_unchanged_through_a_collector(collector: str,
+                                                    phoenix: PhoenixServer) -> None:
+    project = "via-collector"
+    provider = TracerProvider(resource=Resource.create({"openinference.project.name": project}))
+    provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter(endpoint=collector)))
+
+    @audited_citations(tracer_provider=provider)
+    def answer(documents: dict[str, str]) -> dict[str, Any]:
+        return {"citations": [
+            {"claim": "helps", "quote": "improves accuracy by 4.2%", "doc_id": "paper"},
+            {"claim": "cats", "quote": "Cats sleep for most of the day", "doc_id": "paper"}]}
+
+    answer(DOCS)
+    provider.force_flush()
+    spans = poll(lambda: phoenix.spans(project), lambda s: len(s) >= 3, timeout=30)
+    by_name: dict[str, list[dict[str, Any]]] = {}
+    for s in spans:
+        by_name.setdefault(s["name"], []).append(s)
+    (audit,) = by_name["citation_audit"]
+    assert audit["span_kind"] == "GUARDRAIL"
+    assert audit["attributes"]["citation.count.misattributed"] == 1
+    checks = {c["attributes"]["citation.gate.result"]: c for c in by_name["citation.check"]}
+    assert set(checks) == {"found", "misattributed"}
+    assert checks["misattributed"]["span_kind"] == "EVALUATOR"
+    assert checks["misattributed"]["parent_id"] == audit["context"]["span_id"]
+    assert checks["misattributed"]["attributes"]["citation.gate.source_document_ids"] == ["blog"]
+    assert checks["found"]["attributes"]["citation.gate.match.start"] == DOCS["paper"].index(
+        "improves accuracy")
+    provider.shutdown()
