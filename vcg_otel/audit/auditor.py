@@ -102,6 +102,8 @@ class Auditor:
         window: how much source the judge sees (:class:`WindowConfig`).
         max_gap: the gate's bound for elided quotes.
         misattributed_is_consistent: count misattributed quotes as consistent in reports.
+        max_citations: citations audited per call at most; the rest are not audited and
+            the report says how many (``skipped``), so a runaway answer cannot stall the app.
     """
 
     def __init__(
@@ -117,6 +119,7 @@ class Auditor:
         window: WindowConfig | None = None,
         max_gap: int = DEFAULT_MAX_GAP,
         misattributed_is_consistent: bool = False,
+        max_citations: int = 10_000,
     ) -> None:
         if judge is not None and not callable(judge):
             raise TypeError(f"judge must be callable or None, not {type(judge).__name__}")
@@ -143,6 +146,7 @@ class Auditor:
         self.window = window or WindowConfig()
         self.max_gap = max_gap
         self.misattributed_is_consistent = misattributed_is_consistent
+        self.max_citations = max_citations
         self._executor: concurrent.futures.ThreadPoolExecutor | None = None
         self._executor_lock = threading.Lock()
 
@@ -152,19 +156,19 @@ class Auditor:
               documents: Documents) -> AuditReport:
         """Audit citations synchronously (judge calls still run concurrently)."""
         started = time.perf_counter()
-        results, pending = self._gate_all(citations, documents)
+        results, pending, skipped = self._gate_all(citations, documents)
         judged: dict[int, _Judged] = {}
         if pending:
             judged = run_sync(self._judge_all(pending, prefer_async=False))
-        return self._report(results, judged, started)
+        return self._report(results, judged, started, skipped)
 
     async def aaudit(self, citations: Iterable[Citation | Mapping[str, Any]],
                      documents: Documents) -> AuditReport:
         """Audit citations from async code; sync judges run on the auditor's thread pool."""
         started = time.perf_counter()
-        results, pending = self._gate_all(citations, documents)
+        results, pending, skipped = self._gate_all(citations, documents)
         judged = await self._judge_all(pending, prefer_async=True) if pending else {}
-        return self._report(results, judged, started)
+        return self._report(results, judged, started, skipped)
 
     def close(self) -> None:
         """Release the judge thread pool without waiting for calls still running."""
@@ -186,9 +190,15 @@ class Auditor:
 
     def _gate_all(
         self, citations: Iterable[Citation | Mapping[str, Any]], documents: Documents
-    ) -> tuple[list[AuditResult], list[_Pending]]:
+    ) -> tuple[list[AuditResult], list[_Pending], int]:
         corpus = as_corpus(documents, "documents")
-        items = [_to_citation(item, i) for i, item in enumerate(citations)]
+        items: list[Citation] = []
+        over_limit = 0
+        for i, item in enumerate(citations):
+            if i < self.max_citations:
+                items.append(_to_citation(item, i))
+            else:
+                over_limit += 1
         results: list[AuditResult] = []
         pending: list[_Pending] = []
         for index, c in enumerate(items):
@@ -215,7 +225,7 @@ class Auditor:
                     skipped = "not_sampled"
             results.append(AuditResult(index, c, gate, None, outcome, skipped,
                                        gate_seconds=seconds, gate_started_ns=started_ns))
-        return results, pending
+        return results, pending, over_limit
 
     def _sampled(self, claim: str, source: str) -> bool:
         if self.sample_rate >= 1.0:
@@ -284,7 +294,7 @@ class Auditor:
     # -- report ----------------------------------------------------------------------------
 
     def _report(self, results: list[AuditResult], judged: dict[int, _Judged],
-                started: float) -> AuditReport:
+                started: float, skipped: int = 0) -> AuditReport:
         final = []
         for r in results:
             j = judged.get(r.index)
@@ -302,6 +312,7 @@ class Auditor:
             prompt_version=PROMPT_VERSION if self.judge is not None else None,
             judge_model=self.judge_model,
             misattributed_is_consistent=self.misattributed_is_consistent,
+            skipped=skipped,
         )
 
 

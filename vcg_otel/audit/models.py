@@ -199,6 +199,7 @@ class AuditReport:
     prompt_version: str | None = None
     judge_model: str | None = None
     misattributed_is_consistent: bool = False
+    skipped: int = 0  # citations beyond Auditor.max_citations, not audited
     counts: Mapping[str, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -239,6 +240,7 @@ class AuditReport:
         return {
             "counts": dict(self.counts),
             "total": len(self.results),
+            "skipped": self.skipped,
             "consistent": len(self.consistent),
             "inconsistent": len(self.inconsistent),
             "tokens": {"prompt": usage.prompt_tokens, "completion": usage.completion_tokens,

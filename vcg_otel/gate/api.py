@@ -16,7 +16,11 @@ from .quote import parse_quote
 from .result import GateMatch, GateResult, NotFoundReason
 from .search import DEFAULT_MAX_GAP, Span, find_quote
 
-__all__ = ["as_corpus", "quote_gate", "span_gate"]
+__all__ = ["MAX_QUOTE_CHARS", "as_corpus", "quote_gate", "span_gate"]
+
+#: Quotes longer than this are not searched: no real citation quotes 100,000 characters, and
+#: the bound keeps a hostile quote from costing time. They fail closed (``quote_too_long``).
+MAX_QUOTE_CHARS = 100_000
 
 Documents = Corpus | Mapping[Any, str]
 
@@ -91,6 +95,8 @@ def quote_gate(
     cited = _doc_id(cited_doc_id, "cited_doc_id")
     corpus = as_corpus(docs)
     _check_gap(max_gap)
+    if len(quote) > MAX_QUOTE_CHARS:
+        return GateMatch(GateResult.NOT_FOUND, cited, reason=NotFoundReason.QUOTE_TOO_LONG)
     parsed = parse_quote(quote)
     if parsed.empty:
         return GateMatch(GateResult.NOT_FOUND, cited, reason=NotFoundReason.EMPTY_QUOTE)
@@ -164,6 +170,8 @@ def span_gate(
     if quote is None:
         return GateMatch(GateResult.FOUND, cited, cited, start, end, text[start:end],
                          source_document_ids=(cited,))
+    if len(quote) > MAX_QUOTE_CHARS:
+        return reject(NotFoundReason.QUOTE_TOO_LONG)
     parsed = parse_quote(quote)
     if parsed.empty:
         return reject(NotFoundReason.EMPTY_QUOTE)

@@ -24,6 +24,7 @@ class NotFoundReason(str, Enum):
 
     NO_MATCH = "no_match"
     EMPTY_QUOTE = "empty_quote"
+    QUOTE_TOO_LONG = "quote_too_long"
     UNKNOWN_DOCUMENT = "unknown_document"
     OUT_OF_RANGE = "out_of_range"
     EMPTY_SPAN = "empty_span"

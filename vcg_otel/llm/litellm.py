@@ -3,13 +3,15 @@
 litellm is an optional extra (``pip install 'vcg-otel[litellm]'``) and is imported only when
 the first call is made (``import litellm`` costs about two seconds and 200 MB). Before that
 import, ``LITELLM_LOCAL_MODEL_COST_MAP`` defaults to ``True`` so litellm reads its bundled price
-map instead of fetching one over the network.
+map instead of fetching one over the network. litellm's loggers are set to WARNING unless
+``LITELLM_LOG`` is set, because its DEBUG records contain whole prompts.
 """
 
 from __future__ import annotations
 
 import importlib
 import importlib.util
+import logging
 import os
 import threading
 import time
@@ -41,6 +43,11 @@ def _litellm() -> Any:
                 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
                 module: Any = importlib.import_module("litellm")
                 module.suppress_debug_info = True  # no banners on stdout from a library
+                if not os.environ.get("LITELLM_LOG"):
+                    # litellm's DEBUG records carry whole prompts (claims, quotes, documents):
+                    # keep them out of an application's debug logs unless asked for.
+                    for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy"):
+                        logging.getLogger(name).setLevel(logging.WARNING)
                 _module = module
     return _module
 

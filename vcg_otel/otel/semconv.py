@@ -60,6 +60,7 @@ AUDIT_TOKENS_TOTAL = "citation.audit.tokens.total"
 AUDIT_COST = "citation.audit.cost"
 AUDIT_DOCUMENT_COUNT = "citation.audit.document_count"
 AUDIT_BACKGROUND = "citation.audit.background"
+AUDIT_SKIPPED = "citation.audit.skipped"  # citations over the per-audit limit, not audited
 
 # --- citation.judge attributes (OpenInference) ---------------------------------------------------
 LLM_MODEL_NAME = "llm.model_name"

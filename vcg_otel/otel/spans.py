@@ -37,6 +37,8 @@ def audit_span_attributes(report: AuditReport) -> dict[str, Any]:
         attrs[semconv.AUDIT_COST] = usage.cost
     if report.prompt_version:
         attrs[semconv.JUDGE_PROMPT_VERSION] = report.prompt_version
+    if report.skipped:
+        attrs[semconv.AUDIT_SKIPPED] = report.skipped
     return attrs
 
 
