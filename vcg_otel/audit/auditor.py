@@ -9,7 +9,6 @@ its reason; nothing here raises because of the judge.
 
 from __future__ import annotations
 
-import concurrent.futures
 import threading
 import time
 import zlib
@@ -18,6 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .._aio import run_sync
+from .._executor import DaemonExecutor
 from ..gate import DEFAULT_MAX_GAP, GateMatch, quote_gate, span_gate
 from ..gate.api import Documents, as_corpus
 from ..gate.corpus import Corpus
@@ -147,7 +147,7 @@ class Auditor:
         self.max_gap = max_gap
         self.misattributed_is_consistent = misattributed_is_consistent
         self.max_citations = max_citations
-        self._executor: concurrent.futures.ThreadPoolExecutor | None = None
+        self._executor: DaemonExecutor | None = None
         self._executor_lock = threading.Lock()
 
     # -- public ----------------------------------------------------------------------------
@@ -235,12 +235,10 @@ class Auditor:
 
     # -- stage 2 ---------------------------------------------------------------------------
 
-    def _pool(self) -> concurrent.futures.ThreadPoolExecutor:
+    def _pool(self) -> DaemonExecutor:
         with self._executor_lock:
             if self._executor is None:
-                self._executor = concurrent.futures.ThreadPoolExecutor(
-                    self.max_concurrency, thread_name_prefix="vcg-judge"
-                )
+                self._executor = DaemonExecutor(self.max_concurrency, "vcg-judge")
             return self._executor
 
     async def _judge_all(self, pending: list[_Pending], prefer_async: bool) -> dict[int, _Judged]:

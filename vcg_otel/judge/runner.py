@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from .._aio import run_sync
+from .._executor import DaemonExecutor
 from .parse import parse_verdict
 from .prompt import SYSTEM_PROMPT, build_user_prompt
 from .verdict import FailReason, JudgeResponse, Usage, Verdict
@@ -222,7 +223,7 @@ def judge_support(
         return prepared
     if timeout is None:
         return judge_call(llm_call, prepared, timeout=None)
-    pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="vcg-judge")
+    pool = DaemonExecutor(1, "vcg-judge")
     try:
         return judge_call(llm_call, prepared, timeout=timeout, executor=pool)
     finally:
