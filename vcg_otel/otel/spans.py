@@ -39,6 +39,9 @@ def audit_span_attributes(report: AuditReport) -> dict[str, Any]:
         attrs[semconv.JUDGE_PROMPT_VERSION] = report.prompt_version
     if report.skipped:
         attrs[semconv.AUDIT_SKIPPED] = report.skipped
+    # A content-free one-line summary, so span tables (Phoenix's "output" column) show it.
+    attrs[semconv.OUTPUT_VALUE] = f"{len(report.results)} citations: " + ", ".join(
+        f"{n} {verdict}" for verdict, n in sorted(report.counts.items(), key=lambda kv: -kv[1]))
     return attrs
 
 
