@@ -30,6 +30,7 @@ import json
 import logging
 import os
 import queue
+import re
 import threading
 import time
 import urllib.error
@@ -54,7 +55,8 @@ DEFAULT_ENDPOINT = "http://127.0.0.1:6006"
 VERDICT_ANNOTATION = "citation_verdict"
 REQUEST_ANNOTATION = "citation_fabrication"
 _FABRICATED = ("not_found", "misattributed")
-_RETRYABLE = frozenset({404, 408, 409, 425, 429, 500, 502, 503, 504})
+_RETRYABLE = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
+_SPAN_ID = re.compile(r"\b[0-9a-f]{16}\b")
 
 
 def _endpoint(endpoint: str | None) -> str:
@@ -85,6 +87,9 @@ class PhoenixAnnotationProcessor(SpanProcessor):
         max_queue: annotations waiting at most; more are dropped and counted.
         batch_size: annotations per request.
         max_retries: retries per batch, with exponential backoff from ``backoff`` seconds.
+        max_span_wait_tries: how often an annotation whose span Phoenix has not stored yet
+            (HTTP 404; spans lag under load) is tried again, backing off up to 8 s (about a
+            minute in all) before it is dropped.
         request_timeout: seconds per HTTP request.
         shutdown_timeout: the most ``shutdown`` waits for the queue to drain.
         meter_provider: where the dropped-annotations counter lives (default: global).
@@ -101,6 +106,7 @@ class PhoenixAnnotationProcessor(SpanProcessor):
         backoff: float = 0.25,
         request_timeout: float = 3.0,
         shutdown_timeout: float = 5.0,
+        max_span_wait_tries: int = 12,
         meter_provider: metrics.MeterProvider | None = None,
     ) -> None:
         self.url = _endpoint(endpoint) + "/v1/span_annotations?sync=true"
@@ -116,8 +122,12 @@ class PhoenixAnnotationProcessor(SpanProcessor):
         self._stop = threading.Event()
         self._idle = threading.Condition()
         self._in_flight = 0
+        # annotations whose span Phoenix has not stored yet: (ready at, tries, annotation)
+        self._waiting: list[tuple[float, int, dict[str, Any]]] = []
+        self.max_span_wait_tries = max_span_wait_tries
         self.written = 0
         self.dropped = 0
+        self.dropped_by_reason: dict[str, int] = {}
         meter = metrics.get_meter("vcg_otel", __version__, meter_provider)
         self._dropped_counter = meter.create_counter(
             semconv.METRIC_ANNOTATIONS_DROPPED, "{annotation}",
@@ -150,7 +160,7 @@ class PhoenixAnnotationProcessor(SpanProcessor):
     def force_flush(self, timeout_millis: int = 30_000) -> bool:
         deadline = time.monotonic() + timeout_millis / 1000
         with self._idle:
-            while self._queue.qsize() or self._in_flight:
+            while self._queue.qsize() or self._in_flight or self._waiting:
                 left = deadline - time.monotonic()
                 if left <= 0:
                     return False
@@ -200,20 +210,27 @@ class PhoenixAnnotationProcessor(SpanProcessor):
 
     def _drop(self, n: int, reason: str) -> None:
         self.dropped += n
+        self.dropped_by_reason[reason] = self.dropped_by_reason.get(reason, 0) + n
         self._dropped_counter.add(n, {semconv.ATTR_REASON: reason})
 
     # -- worker ----------------------------------------------------------------------------
 
     def _run(self) -> None:
-        while not (self._stop.is_set() and self._queue.empty()):
-            try:
-                first = self._queue.get(timeout=0.1)
-            except queue.Empty:
-                continue
-            batch = [first]
+        while not (self._stop.is_set() and self._queue.empty() and not self._waiting):
+            now = time.monotonic()
+            ready = [item for item in self._waiting if item[0] <= now]
+            self._waiting = [item for item in self._waiting if item[0] > now]
+            batch = [(tries, note) for _, tries, note in ready[: self.batch_size]]
+            self._waiting += ready[self.batch_size:]
+            if not batch:
+                wait = min([0.1] + [item[0] - now for item in self._waiting])
+                try:
+                    batch.append((0, self._queue.get(timeout=max(wait, 0.001))))
+                except queue.Empty:
+                    continue
             while len(batch) < self.batch_size:
                 try:
-                    batch.append(self._queue.get_nowait())
+                    batch.append((0, self._queue.get_nowait()))
                 except queue.Empty:
                     break
             with self._idle:
@@ -225,16 +242,18 @@ class PhoenixAnnotationProcessor(SpanProcessor):
                     self._in_flight = 0
                     self._idle.notify_all()
 
-    def _send(self, batch: list[dict[str, Any]], retries: int | None = None) -> None:
-        body = json.dumps({"data": batch}).encode()
-        retries = self.max_retries if retries is None else retries
-        delay, status = self.backoff, 0
-        for attempt in range(retries + 1):
-            status = self._post(body)
+    def _send(self, batch: list[tuple[int, dict[str, Any]]]) -> None:
+        """POST a batch; retry transient failures; hold back annotations of unstored spans."""
+        body = json.dumps({"data": [note for _, note in batch]}).encode()
+        delay, status, answer = self.backoff, 0, ""
+        for attempt in range(self.max_retries + 1):
+            status, answer = self._post(body)
             if status == 200:
                 self.written += len(batch)
                 return
-            if (status != 0 and status not in _RETRYABLE) or attempt == retries:
+            if status == 404 or (status != 0 and status not in _RETRYABLE):
+                break
+            if attempt == self.max_retries:
                 break
             # Exponential backoff; while shutting down the waits are cut short.
             if self._stop.is_set():
@@ -242,24 +261,38 @@ class PhoenixAnnotationProcessor(SpanProcessor):
             else:
                 self._stop.wait(delay)
             delay = min(delay * 2, 8.0)
-        if len(batch) > 1 and status == 404:
-            # One span Phoenix never stored must not sink the others: send them one by one.
-            for one in batch:
-                self._send([one], retries=1)
+        if status == 404:
+            # Phoenix names the spans it has not stored yet (they are still on their way under
+            # load): hold those annotations back and send the others now.
+            missing = set(_SPAN_ID.findall(answer)) or {note["span_id"] for _, note in batch}
+            later = [(t, n) for t, n in batch if n["span_id"] in missing]
+            now_ok = [(t, n) for t, n in batch if n["span_id"] not in missing]
+            for tries, note in later:
+                if tries >= self.max_span_wait_tries:
+                    self._drop(1, "span_missing")
+                else:
+                    ready = time.monotonic() + min(self.backoff * 2**tries, 8.0)
+                    self._waiting.append((ready, tries + 1, note))
+            if now_ok:
+                self._send(now_ok)
             return
         self._drop(len(batch), "rejected" if status else "unreachable")
         logger.debug("vcg_otel: %d Phoenix annotations dropped (HTTP %s)", len(batch), status)
 
-    def _post(self, body: bytes) -> int:
+    def _post(self, body: bytes) -> tuple[int, str]:
         request = urllib.request.Request(self.url, data=body, headers=self._headers,
                                          method="POST")
         try:
             with urllib.request.urlopen(request, timeout=self.request_timeout) as response:
-                return int(response.status)
+                return int(response.status), ""
         except urllib.error.HTTPError as exc:
-            return int(exc.code)
+            try:
+                detail = exc.read(65_536).decode("utf-8", "replace")
+            except OSError:
+                detail = ""
+            return int(exc.code), detail
         except (OSError, ValueError):
-            return 0  # unreachable, refused, timed out
+            return 0, ""  # unreachable, refused, timed out
 
 
 def register(
@@ -271,6 +304,7 @@ def register(
     export_timeout: float = 2.0,
     schedule_delay: float = 0.5,
     max_queue_size: int = 8_192,
+    max_export_batch_size: int = 512,
     api_key: str | None = None,
     resource_attributes: Mapping[str, Any] | None = None,
 ) -> TracerProvider:
@@ -302,6 +336,7 @@ def register(
                                 headers={"authorization": f"Bearer {key}"} if key else None)
     provider.add_span_processor(BatchSpanProcessor(
         exporter, max_queue_size=max_queue_size, schedule_delay_millis=int(schedule_delay * 1000),
+        max_export_batch_size=max_export_batch_size,
         export_timeout_millis=int(export_timeout * 1000)))
     if annotations:
         provider.add_span_processor(PhoenixAnnotationProcessor(base, api_key=api_key))
@@ -427,3 +462,15 @@ class LocalPhoenix:
                 return {f["label"]: f["fraction"]
                         for f in node["spanAnnotationSummary"]["labelFractions"]}
         return {}
+
+    def counts(self, project: str, annotation: str = VERDICT_ANNOTATION) -> tuple[int, int]:
+        """(spans stored, annotations named ``annotation`` stored) in a project (GraphQL)."""
+        data = self.graphql(
+            "{ projects { edges { node { name recordCount spanAnnotationSummary("
+            f'annotationName: "{annotation}") {{ count }} }} }} }} }}')
+        for edge in (data or {}).get("projects", {}).get("edges", []):
+            node = edge["node"]
+            if node["name"] == project:
+                summary = node["spanAnnotationSummary"] or {}
+                return int(node["recordCount"]), int(summary.get("count") or 0)
+        return 0, 0

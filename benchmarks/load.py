@@ -1,0 +1,205 @@
+"""Sustained load through @audited_citations into a real Phoenix server.
+
+    python benchmarks/load.py                      # 10 minutes at 200 requests/s
+    python benchmarks/load.py --duration 60        # a shorter run
+
+Half the requests come from threads calling a sync handler, half from asyncio tasks calling an
+async handler; each answer has 5 citations over 10 documents of 2 kB (gate only), so each
+request makes 6 spans, 5 citation_verdict annotations and 1 citation_fabrication annotation.
+Requests are paced to the target rate. Reported: achieved requests/s, added latency (p50/p99 of
+the decorated call minus the bare handler's p50), spans created vs spans Phoenix stored,
+annotations written vs stored, and RSS at start and end.
+
+The exporter settings are the ones ``vcg_otel.phoenix.register`` uses by default (batch
+processor, queue 8,192 spans, 0.5 s schedule, 2 s export timeout).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from opentelemetry.sdk.trace import ReadableSpan, SpanProcessor
+
+from vcg_otel import audited_citations
+from vcg_otel.phoenix import LocalPhoenix, register
+
+DATA = Path(__file__).parent / "data" / "arxiv_abstracts_295.json"
+PROJECT = "load"
+
+
+def rss_mib() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+class Counter(SpanProcessor):
+    def __init__(self) -> None:
+        self.ended = 0
+        self._lock = threading.Lock()
+
+    def on_end(self, span: ReadableSpan) -> None:
+        with self._lock:
+            self.ended += 1
+
+
+def workload() -> tuple[dict[str, str], dict[str, Any]]:
+    text = " ".join(json.loads(DATA.read_text(encoding="utf-8")).values())
+    docs = {f"doc-{i}": text[i * 2000:(i + 1) * 2000] for i in range(10)}
+    citations = [{"claim": f"claim {i}", "quote": " ".join(docs[f"doc-{i}"].split()[20:32]),
+                  "doc_id": f"doc-{i}"} for i in range(3)]
+    citations.append({"claim": "wrong doc", "quote": " ".join(docs["doc-5"].split()[40:50]),
+                      "doc_id": "doc-6"})
+    citations.append({"claim": "invented", "quote": "this sentence appears nowhere at all",
+                      "doc_id": "doc-4"})
+    return docs, {"answer": "...", "citations": citations}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description="sustained load into a real Phoenix")
+    parser.add_argument("--duration", type=float, default=600.0, help="seconds of load")
+    parser.add_argument("--rate", type=float, default=200.0, help="requests per second")
+    parser.add_argument("--threads", type=int, default=4, help="threads (plus asyncio tasks)")
+    parser.add_argument("--export-timeout", type=float, default=30.0,
+                        help="OTLP export timeout: retries of a busy Phoenix (503) last this long")
+    parser.add_argument("--queue", type=int, default=65_536, help="batch processor queue size")
+    args = parser.parse_args()
+
+    docs, answer_value = workload()
+    phoenix = LocalPhoenix(tempfile.mkdtemp(prefix="vcg-load-"))
+    print("starting Phoenix ...", flush=True)
+    phoenix.start()
+    try:
+        provider = register(PROJECT, phoenix.url, export_timeout=args.export_timeout,
+                            max_queue_size=args.queue, max_export_batch_size=2048)
+        counter = Counter()
+        provider.add_span_processor(counter)
+
+        def bare(documents: dict[str, str]) -> dict[str, Any]:
+            return answer_value
+
+        async def abare(documents: dict[str, str]) -> dict[str, Any]:
+            return answer_value
+
+        sync_handler = audited_citations(tracer_provider=provider)(bare)
+        async_handler = audited_citations(tracer_provider=provider)(abare)
+        base = []
+        for _ in range(2000):
+            t0 = time.perf_counter_ns()
+            bare(docs)
+            base.append(time.perf_counter_ns() - t0)
+        base_p50 = statistics.median(base) / 1e3
+
+        latencies: list[int] = []
+        lock = threading.Lock()
+        total = int(args.duration * args.rate)
+        per_stream = args.rate / (args.threads + 1)  # threads + one asyncio stream share it
+        start = time.monotonic()
+        rss_start = rss_mib()
+
+        def thread_load(k: int) -> None:
+            n = 0
+            mine: list[int] = []
+            while True:
+                due = start + n / per_stream
+                if due - start >= args.duration:
+                    break
+                delay = due - time.monotonic()
+                if delay > 0:
+                    time.sleep(delay)
+                t0 = time.perf_counter_ns()
+                sync_handler(docs)
+                mine.append(time.perf_counter_ns() - t0)
+                n += 1
+            with lock:
+                latencies.extend(mine)
+
+        async def async_load() -> None:
+            n = 0
+            mine: list[int] = []
+            while True:
+                due = start + n / per_stream
+                if due - start >= args.duration:
+                    break
+                delay = due - time.monotonic()
+                if delay > 0:
+                    await asyncio.sleep(delay)
+                t0 = time.perf_counter_ns()
+                await async_handler(docs)
+                mine.append(time.perf_counter_ns() - t0)
+                n += 1
+            with lock:
+                latencies.extend(mine)
+
+        threads = [threading.Thread(target=thread_load, args=(k,)) for k in range(args.threads)]
+        for t in threads:
+            t.start()
+        asyncio.run(async_load())
+        for t in threads:
+            t.join()
+        elapsed = time.monotonic() - start
+        rss_end = rss_mib()
+        created = counter.ended
+        provider.force_flush()
+        stored, notes = 0, 0
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            stored, notes = phoenix.counts(PROJECT)
+            if stored >= created:
+                break
+            time.sleep(1)
+        processors = provider._active_span_processor._span_processors
+        for p in processors:
+            p.force_flush(60_000)
+        written = sum(getattr(p, "written", 0) for p in processors)
+        dropped = sum(getattr(p, "dropped", 0) for p in processors)
+        reasons = {k: v for p in processors
+                   for k, v in (getattr(p, "dropped_by_reason", None) or {}).items()}
+        stored_notes = 0
+        while time.monotonic() < deadline:  # annotations land after their spans
+            stored, notes = phoenix.counts(PROJECT)
+            stored_notes = notes + phoenix.counts(PROJECT, "citation_fabrication")[1]
+            if stored_notes >= written:
+                break
+            time.sleep(1)
+        provider.shutdown()
+        requests = len(latencies)
+        ordered = sorted(latencies)
+        p50 = ordered[len(ordered) // 2] / 1e3
+        p99 = ordered[int(len(ordered) * 0.99)] / 1e3
+        print(f"\n{requests:,} requests in {elapsed:.0f} s (target {total:,} at "
+              f"{args.rate:.0f}/s; {args.threads} threads + 1 asyncio stream), 5 citations each")
+        print(f"{'metric':<40}{'value':>16}")
+        rows = [
+            ("requests/s achieved", f"{requests / elapsed:,.1f}"),
+            ("decorated call p50 / p99 (µs)", f"{p50:,.0f} / {p99:,.0f}"),
+            ("added latency p50 / p99 (µs)", f"{p50 - base_p50:,.0f} / {p99 - base_p50:,.0f}"),
+            ("spans created", f"{created:,}"),
+            ("spans stored in Phoenix", f"{stored:,}"),
+            ("spans lost", f"{created - stored:,}"),
+            ("annotations written (verdict + request)", f"{written:,}"),
+            ("annotations dropped", f"{dropped:,} {reasons or ''}"),
+            ("annotations stored (verdict + request)", f"{stored_notes:,}"),
+            ("RSS start / end (MiB)", f"{rss_start:,.0f} / {rss_end:,.0f}"),
+        ]
+        for name, value in rows:
+            print(f"{name:<40}{value:>16}")
+    finally:
+        phoenix.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
