@@ -84,3 +84,38 @@ def test_index_search_agrees_with_a_full_scan(docs: list[str], quote: str) -> No
         via_scan = quote_gate(quote, cited, small)
         assert via_index.result == via_scan.result
         assert via_index.source_document_ids == via_scan.source_document_ids
+
+
+def test_memory_stays_flat_when_documents_keep_changing() -> None:
+    import gc
+    import tracemalloc
+
+    from vcg_otel.audit import Auditor, VerdictCache
+
+    cache = DocumentCache(max_entries=200, max_chars=500_000)
+    verdicts = VerdictCache(max_entries=100)
+    auditor = Auditor(lambda s, u: '{"verdict": "supports", "confidence": 1, "reasoning": "r"}',
+                      cache=verdicts)
+
+    def round_of(k: int) -> None:
+        for i in range(50):
+            text = f"document {k}-{i} says the reranker improves accuracy. " * 100
+            corpus = Corpus({"d": text}, cache=cache)
+            auditor.audit([{"claim": f"c{k}-{i}", "quote": "improves accuracy", "doc_id": "d"}],
+                          corpus)
+
+    round_of(0)
+    gc.collect()
+    tracemalloc.start()
+    for k in range(1, 6):
+        round_of(k)
+    gc.collect()
+    after_first = tracemalloc.get_traced_memory()[0]
+    for k in range(6, 30):  # 1,200 more distinct documents and verdicts
+        round_of(k)
+    gc.collect()
+    at_end = tracemalloc.get_traced_memory()[0]
+    tracemalloc.stop()
+    auditor.close()
+    assert len(cache) <= 200 and cache.chars <= 500_000 and len(verdicts) <= 100
+    assert at_end < after_first * 1.2 + 256 * 1024  # flat: bounded by the caches, not growing
