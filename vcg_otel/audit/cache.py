@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
-
+from .._lru import BoundedLRU
 from ..judge.verdict import Verdict
 
 __all__ = ["CacheKey", "VerdictCache"]
@@ -20,47 +18,25 @@ class VerdictCache:
     """
 
     def __init__(self, max_entries: int = 10_000, max_chars: int = 50_000_000) -> None:
-        if max_entries < 1 or max_chars < 1:
-            raise ValueError("max_entries and max_chars must be positive")
-        self.max_entries = max_entries
-        self.max_chars = max_chars
-        self._items: OrderedDict[CacheKey, Verdict] = OrderedDict()
-        self._chars = 0
-        self._lock = threading.Lock()
+        self._lru: BoundedLRU[CacheKey, Verdict] = BoundedLRU(
+            max_entries, max_chars, lambda key: sum(len(part) for part in key))
         self.hits = 0
         self.misses = 0
 
-    @staticmethod
-    def _size(key: CacheKey) -> int:
-        return sum(len(part) for part in key)
-
     def get(self, key: CacheKey) -> Verdict | None:
-        with self._lock:
-            hit = self._items.get(key)
-            if hit is None:
-                self.misses += 1
-                return None
-            self._items.move_to_end(key)
+        hit = self._lru.get(key)
+        if hit is None:
+            self.misses += 1
+        else:
             self.hits += 1
-            return hit
+        return hit
 
     def put(self, key: CacheKey, verdict: Verdict) -> None:
-        if verdict.fail_closed or self._size(key) > self.max_chars:
-            return
-        with self._lock:
-            if key in self._items:
-                self._items.move_to_end(key)
-                return
-            self._items[key] = verdict
-            self._chars += self._size(key)
-            while len(self._items) > self.max_entries or self._chars > self.max_chars:
-                old, _ = self._items.popitem(last=False)
-                self._chars -= self._size(old)
+        if not verdict.fail_closed:
+            self._lru.put(key, verdict)
 
     def clear(self) -> None:
-        with self._lock:
-            self._items.clear()
-            self._chars = 0
+        self._lru.clear()
 
     def __len__(self) -> int:
-        return len(self._items)
+        return len(self._lru)

@@ -5,16 +5,16 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from enum import Enum
 from typing import Any
 
+from .._enum import StrEnum
 from ..gate import GateMatch
 from ..judge.verdict import FailReason, Usage, Verdict
 
 __all__ = ["AuditReport", "AuditResult", "Citation", "Outcome"]
 
 
-class Outcome(str, Enum):
+class Outcome(StrEnum):
     """A citation's final verdict: the gate's rejection, or else the judge's answer.
 
     ``found`` means the quote is verbatim in its source but no judge ran (gate-only audit, or
@@ -32,9 +32,6 @@ class Outcome(str, Enum):
     MISATTRIBUTED = "misattributed"
     UNJUDGED = "unjudged"
     UNVERIFIABLE = "unverifiable"
-
-    def __str__(self) -> str:
-        return self.value
 
 
 _ALIASES = {"doc_id": "document_id", "source_id": "document_id"}

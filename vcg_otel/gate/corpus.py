@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import re
 import threading
-from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
+from .._lru import BoundedLRU
 from .normalize import NormalizedText, normalize_with_map
 from .quote import ParsedQuote
 from .search import DEFAULT_MAX_GAP, Span, find_quote, is_spaced_word_char
@@ -46,46 +46,27 @@ class DocumentCache:
     """
 
     def __init__(self, max_entries: int = 50_000, max_chars: int = 200_000_000) -> None:
-        if max_entries < 1 or max_chars < 1:
-            raise ValueError("max_entries and max_chars must be positive")
-        self.max_entries = max_entries
-        self.max_chars = max_chars
-        self._items: OrderedDict[str, NormalizedText] = OrderedDict()
-        self._chars = 0
-        self._lock = threading.Lock()
+        self._lru: BoundedLRU[str, NormalizedText] = BoundedLRU(max_entries, max_chars, len)
 
     def get(self, text: str) -> NormalizedText:
         """The normalized form of ``text``, computed at most once while it stays cached."""
-        with self._lock:
-            hit = self._items.get(text)
-            if hit is not None:
-                self._items.move_to_end(text)
-                return hit
-        normalized = normalize_with_map(text)  # outside the lock: other threads keep going
-        if len(text) > self.max_chars:
-            return normalized
-        with self._lock:
-            if text not in self._items:
-                self._items[text] = normalized
-                self._chars += len(text)
-                while len(self._items) > self.max_entries or self._chars > self.max_chars:
-                    old, _ = self._items.popitem(last=False)
-                    self._chars -= len(old)
-        return normalized
+        hit = self._lru.get(text)
+        if hit is None:
+            hit = normalize_with_map(text)  # outside any lock: other threads keep going
+            self._lru.put(text, hit)
+        return hit
 
     def clear(self) -> None:
         """Drop every cached document."""
-        with self._lock:
-            self._items.clear()
-            self._chars = 0
+        self._lru.clear()
 
     def __len__(self) -> int:
-        return len(self._items)
+        return len(self._lru)
 
     @property
     def chars(self) -> int:
         """Original characters currently held."""
-        return self._chars
+        return self._lru.size
 
 
 default_cache = DocumentCache()

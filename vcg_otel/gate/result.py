@@ -3,23 +3,21 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
+
+from .._enum import StrEnum
 
 __all__ = ["GateMatch", "GateResult", "NotFoundReason"]
 
 
-class GateResult(str, Enum):
+class GateResult(StrEnum):
     """Stage-1 outcome. Compares equal to its value: ``GateResult.FOUND == "found"``."""
 
     FOUND = "found"
     NOT_FOUND = "not_found"
     MISATTRIBUTED = "misattributed"
 
-    def __str__(self) -> str:
-        return self.value
 
-
-class NotFoundReason(str, Enum):
+class NotFoundReason(StrEnum):
     """Why a citation failed closed in stage 1 (recorded, never collapsed into another)."""
 
     NO_MATCH = "no_match"
@@ -30,9 +28,6 @@ class NotFoundReason(str, Enum):
     EMPTY_SPAN = "empty_span"
     OUTSIDE_CHUNK = "outside_chunk"
     QUOTE_NOT_IN_SPAN = "quote_not_in_span"
-
-    def __str__(self) -> str:
-        return self.value
 
 
 @dataclass(frozen=True, slots=True, eq=False)

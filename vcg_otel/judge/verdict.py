@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
+
+from .._enum import StrEnum
 
 __all__ = ["FailReason", "JudgeResponse", "Usage", "Verdict", "VerdictLabel"]
 
 
-class VerdictLabel(str, Enum):
+class VerdictLabel(StrEnum):
     """A judge's answer. ``supports`` must be earned; the rest are less favourable."""
 
     SUPPORTS = "supports"
@@ -17,16 +18,13 @@ class VerdictLabel(str, Enum):
     CONTRADICTS = "contradicts"
     UNJUDGED = "unjudged"  # the judge failed closed: see Verdict.fail_reason
 
-    def __str__(self) -> str:
-        return self.value
-
 
 JUDGE_LABELS = frozenset(
     {VerdictLabel.SUPPORTS, VerdictLabel.PARTIAL, VerdictLabel.UNRELATED, VerdictLabel.CONTRADICTS}
 )
 
 
-class FailReason(str, Enum):
+class FailReason(StrEnum):
     """Why the judge failed closed. Each is distinct and recorded; none becomes ``supports``."""
 
     RAISED = "raised"
@@ -41,9 +39,6 @@ class FailReason(str, Enum):
     CONFLICTING_ANSWERS = "conflicting_answers"
     OVERSIZED_INPUT = "oversized_input"
     BUDGET_EXHAUSTED = "budget_exhausted"
-
-    def __str__(self) -> str:
-        return self.value
 
 
 @dataclass(frozen=True, slots=True)
