@@ -146,3 +146,30 @@ def test_annotation_queue_is_bounded_and_drops_are_counted() -> None:
     provider.shutdown()
     assert time.perf_counter() - t0 < 10
     assert processor.written == 0 and processor.dropped == 80
+
+
+def test_batch_processor_drops_are_counted_in_a_metric() -> None:
+    from opentelemetry.sdk.metrics import MeterProvider
+    from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+
+    reader = InMemoryMetricReader()
+    provider = register(project(), f"http://127.0.0.1:{free_port()}", max_queue_size=4,
+                        max_export_batch_size=4,
+                        annotations=False, schedule_delay=60,
+                        meter_provider=MeterProvider(metric_readers=[reader]))
+
+    @audited_citations(tracer_provider=provider)
+    def answer(documents: dict[str, str]) -> dict[str, Any]:
+        return {"citations": DIRTY}
+
+    for _ in range(5):
+        answer(DOCS)  # 20 spans into a queue of 4
+    dropped = 0
+    for rm in reader.get_metrics_data().resource_metrics:  # type: ignore[union-attr]
+        for sm in rm.scope_metrics:
+            for metric in sm.metrics:
+                if metric.name == "otel.sdk.processor.span.processed":
+                    dropped += sum(p.value for p in metric.data.data_points
+                                   if p.attributes.get("error.type") == "queue_full")
+    assert dropped >= 10
+    provider.shutdown()

@@ -307,13 +307,16 @@ def register(
     max_export_batch_size: int = 512,
     api_key: str | None = None,
     resource_attributes: Mapping[str, Any] | None = None,
+    meter_provider: metrics.MeterProvider | None = None,
 ) -> TracerProvider:
     """A tracer provider that exports to Phoenix without ever blocking the app.
 
     Unlike ``phoenix.otel.register``'s defaults, spans go through a *batch* processor with a
     short export timeout, so a Phoenix that is down costs the app nothing (spans are retried
     in the background, then dropped; the SDK's batch processor bounds its queue at
-    ``max_queue_size``). The global provider is left alone unless ``set_global=True``.
+    ``max_queue_size``; drops are counted in the SDK's
+    ``otel.sdk.processor.span.processed{error.type="queue_full"}`` metric on
+    ``meter_provider``). The global provider is left alone unless ``set_global=True``.
     With ``annotations=True`` a :class:`PhoenixAnnotationProcessor` is attached.
 
     Needs the ``phoenix`` extra (``pip install 'vcg-otel[phoenix]'``).
@@ -334,12 +337,31 @@ def register(
     key = api_key or os.environ.get("PHOENIX_API_KEY")
     exporter = OTLPSpanExporter(endpoint=base + "/v1/traces", timeout=export_timeout,
                                 headers={"authorization": f"Bearer {key}"} if key else None)
-    provider.add_span_processor(BatchSpanProcessor(
-        exporter, max_queue_size=max_queue_size, schedule_delay_millis=int(schedule_delay * 1000),
-        max_export_batch_size=max_export_batch_size,
-        export_timeout_millis=int(export_timeout * 1000)))
+    options: dict[str, Any] = {
+        "max_queue_size": max_queue_size, "schedule_delay_millis": int(schedule_delay * 1000),
+        "max_export_batch_size": max_export_batch_size,
+        "export_timeout_millis": int(export_timeout * 1000)}
+    # Recent SDKs count what the batch processor drops when its queue is full, as
+    # otel.sdk.processor.span.processed{error.type="queue_full"}, but only with
+    # OTEL_PYTHON_SDK_INTERNAL_METRICS_ENABLED set when the processor is built: set it for
+    # this processor alone.
+    flag = "OTEL_PYTHON_SDK_INTERNAL_METRICS_ENABLED"
+    previous = os.environ.get(flag)
+    os.environ[flag] = "true"
+    try:
+        processor = BatchSpanProcessor(
+            exporter, **options, meter_provider=meter_provider or metrics.get_meter_provider())
+    except TypeError:  # pragma: no cover - older SDK without processor metrics
+        processor = BatchSpanProcessor(exporter, **options)
+    finally:
+        if previous is None:
+            del os.environ[flag]
+        else:
+            os.environ[flag] = previous
+    provider.add_span_processor(processor)
     if annotations:
-        provider.add_span_processor(PhoenixAnnotationProcessor(base, api_key=api_key))
+        provider.add_span_processor(
+            PhoenixAnnotationProcessor(base, api_key=api_key, meter_provider=meter_provider))
     if set_global:
         trace.set_tracer_provider(provider)
     return provider
