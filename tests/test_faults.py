@@ -53,7 +53,7 @@ def black_hole() -> Iterator[str]:
 
 def test_black_holing_endpoint_neither_slows_the_app_nor_hangs_shutdown(black_hole: str
                                                                         ) -> None:
-    provider = register("black-hole", black_hole, export_timeout=1.0)
+    provider = register("black-hole", black_hole, export_timeout=3.0)
 
     @audited_citations(tracer_provider=provider)
     def answer(documents: dict[str, str]) -> dict[str, Any]:
@@ -64,10 +64,10 @@ def test_black_holing_endpoint_neither_slows_the_app_nor_hangs_shutdown(black_ho
         t0 = time.perf_counter()
         assert answer(DOCS)["citations"]
         worst = max(worst, time.perf_counter() - t0)
-    assert worst < 0.1
+    assert worst < 1.0  # a blocking export would take the full 3 s timeout
     t0 = time.perf_counter()
     provider.shutdown()
-    assert time.perf_counter() - t0 < 20  # export timeout + annotation shutdown bound
+    assert time.perf_counter() - t0 < 25  # export timeout + annotation shutdown bound
 
 
 def _run(code: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:

@@ -94,7 +94,7 @@ def test_phoenix_down_at_start_never_blocks_the_app() -> None:
         t0 = time.perf_counter()
         assert answer(DOCS) == {"citations": DIRTY}
         worst = max(worst, time.perf_counter() - t0)
-    assert worst < 0.1  # export and annotations happen in the background
+    assert worst < 1.0  # a blocking export would take the 2 s timeout (up to 7.5 s unbatched)
     t0 = time.perf_counter()
     provider.shutdown()
     assert time.perf_counter() - t0 < 15  # shutdown is bounded even with Phoenix gone
@@ -118,7 +118,7 @@ def test_phoenix_going_down_mid_run_and_coming_back(phoenix: PhoenixServer) -> N
             t0 = time.perf_counter()
             answer("while down", DOCS)
             worst = max(worst, time.perf_counter() - t0)
-        assert worst < 0.1
+        assert worst < 1.0  # a blocking export would take the 2 s timeout
     finally:
         phoenix.start()
     answer("after", DOCS)
