@@ -25,6 +25,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -112,39 +113,34 @@ def main() -> int:
         start = time.monotonic()
         rss_start = rss_mib()
 
-        def thread_load(k: int) -> None:
+        def delays() -> Iterator[float]:
+            """Seconds to wait before each request of one stream, paced to its share."""
             n = 0
-            mine: list[int] = []
-            while True:
-                due = start + n / per_stream
-                if due - start >= args.duration:
-                    break
-                delay = due - time.monotonic()
-                if delay > 0:
-                    time.sleep(delay)
-                t0 = time.perf_counter_ns()
-                sync_handler(docs)
-                mine.append(time.perf_counter_ns() - t0)
+            while n / per_stream < args.duration:
+                yield start + n / per_stream - time.monotonic()
                 n += 1
+
+        def record(mine: list[int]) -> None:
             with lock:
                 latencies.extend(mine)
 
-        async def async_load() -> None:
-            n = 0
+        def thread_load(k: int) -> None:
             mine: list[int] = []
-            while True:
-                due = start + n / per_stream
-                if due - start >= args.duration:
-                    break
-                delay = due - time.monotonic()
-                if delay > 0:
-                    await asyncio.sleep(delay)
+            for delay in delays():
+                time.sleep(max(delay, 0))
+                t0 = time.perf_counter_ns()
+                sync_handler(docs)
+                mine.append(time.perf_counter_ns() - t0)
+            record(mine)
+
+        async def async_load() -> None:
+            mine: list[int] = []
+            for delay in delays():
+                await asyncio.sleep(max(delay, 0))
                 t0 = time.perf_counter_ns()
                 await async_handler(docs)
                 mine.append(time.perf_counter_ns() - t0)
-                n += 1
-            with lock:
-                latencies.extend(mine)
+            record(mine)
 
         threads = [threading.Thread(target=thread_load, args=(k,)) for k in range(args.threads)]
         for t in threads:

@@ -155,24 +155,15 @@ class Progress:
 
 
 def _tracer_provider(args: argparse.Namespace) -> Any:
-    if args.phoenix:
-        from .phoenix import register
+    """Phoenix: spans and annotations. Any other OTLP endpoint: the same export, no annotations
+    (they need Phoenix's REST API)."""
+    if not (args.phoenix or args.otlp_endpoint):
+        return None
+    from .phoenix import register
 
-        return register(args.project, args.phoenix)
-    if args.otlp_endpoint:
-        from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
-        from opentelemetry.sdk.resources import Resource
-        from opentelemetry.sdk.trace import TracerProvider
-        from opentelemetry.sdk.trace.export import BatchSpanProcessor
-
-        provider = TracerProvider(resource=Resource.create({
-            "service.name": "vcg-otel-audit", "openinference.project.name": args.project}))
-        endpoint = args.otlp_endpoint.rstrip("/")
-        if not endpoint.endswith("/v1/traces"):
-            endpoint += "/v1/traces"
-        provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter(endpoint=endpoint)))
-        return provider
-    return None
+    return register(args.project, args.phoenix or args.otlp_endpoint,
+                    annotations=bool(args.phoenix),
+                    resource_attributes={"service.name": "vcg-otel-audit"})
 
 
 def _judge(model: str | None) -> Any:

@@ -12,6 +12,7 @@ Two rules make a match honest:
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from .normalize import NormalizedText
@@ -66,7 +67,8 @@ def _right_ok(hay: str, end: int, needle: str) -> bool:
     return True
 
 
-def _occurrences(hay: str, needle: str, start: int, stop: int, check_left: bool):  # type: ignore[no-untyped-def]
+def _occurrences(hay: str, needle: str, start: int, stop: int,
+                 check_left: bool) -> Iterator[int]:
     """Positions of ``needle`` starting in ``[start, stop]`` (left edge checked if asked)."""
     pos = hay.find(needle, start, stop + len(needle))
     while pos != -1:
