@@ -160,9 +160,55 @@ def test_fail_closed_judge_emits_event_and_metric(telemetry: Telemetry) -> None:
     assert telemetry.metric_points(semconv.METRIC_FAIL_CLOSED) == [({"reason": "no_json"}, 1)]
 
 
+def test_check_events_mode_makes_one_span_per_gate_only_audit(telemetry: Telemetry) -> None:
+    @audited_citations(check_spans=False, **telemetry.providers)
+    def answer(documents: dict[str, str]) -> dict[str, Any]:
+        return ANSWER
+
+    answer(DOCS)
+    (audit,) = telemetry.spans()  # no citation.check spans
+    assert audit.name == semconv.SPAN_AUDIT
+    events = [e.attributes for e in audit.events if e.name == semconv.EVENT_CHECK]
+    assert [e[semconv.CITATION_INDEX] for e in events] == [0, 1, 2, 3]
+    assert [e[semconv.VERDICT] for e in events] == ["found", "found", "not_found",
+                                                     "misattributed"]
+    assert all(semconv.OPENINFERENCE_SPAN_KIND not in e for e in events)
+    assert events[1][semconv.GATE_ELIDED] is True
+    assert events[2][semconv.EVAL_SCORE] == 1.0
+    assert events[3][semconv.GATE_SOURCE_DOCUMENT_IDS] == ("blog",)
+    start, end = events[0][semconv.GATE_MATCH_START], events[0][semconv.GATE_MATCH_END]
+    assert DOCS["paper"][start:end] == "improves accuracy by 4.2%"
+    assert audit.attributes[semconv.COUNT_TOTAL] == 4
+
+
+def test_check_events_mode_keeps_judge_spans_and_fail_closed_events(
+        telemetry: Telemetry) -> None:
+    def judge(system: str, user: str) -> Any:
+        return "no verdict here" if "Gains shrink." in user else supports(system, user)
+
+    @audited_citations(judge=judge, check_spans=False, **telemetry.providers)
+    def answer(documents: dict[str, str]) -> dict[str, Any]:
+        return {"citations": [HONEST, ELIDED]}
+
+    answer(DOCS)
+    (audit,) = telemetry.spans(semconv.SPAN_AUDIT)
+    judges = telemetry.spans(semconv.SPAN_JUDGE)
+    assert len(judges) == 2 and not telemetry.spans(semconv.SPAN_CHECK)
+    assert all(j.parent.span_id == audit.context.span_id for j in judges)
+    (failed,) = [e for e in audit.events if e.name == semconv.EVENT_FAIL_CLOSED]
+    assert failed.attributes[semconv.EVENT_ATTR_REASON] == "no_json"
+    assert failed.attributes[semconv.CITATION_INDEX] == 1
+    checks = {e.attributes[semconv.CITATION_INDEX]: e.attributes
+              for e in audit.events if e.name == semconv.EVENT_CHECK}
+    assert checks[0][semconv.VERDICT] == "supports"
+    assert checks[1][semconv.VERDICT] == "unjudged"
+    assert checks[1][semconv.JUDGE_FAIL_REASON] == "no_json"
+
+
+@pytest.mark.parametrize("check_spans", [True, False])
 @pytest.mark.parametrize("switch", ["argument", "vcg_env", "openinference_env"])
 def test_content_capture_off_leaves_no_quote_or_claim_anywhere(
-    telemetry: Telemetry, monkeypatch: pytest.MonkeyPatch, switch: str
+    telemetry: Telemetry, monkeypatch: pytest.MonkeyPatch, switch: str, check_spans: bool
 ) -> None:
     secret_claim, secret_quote = "The reranker helps.", "improves accuracy by 4.2%"
     capture: bool | None = None
@@ -174,7 +220,8 @@ def test_content_capture_off_leaves_no_quote_or_claim_anywhere(
         monkeypatch.setenv("OPENINFERENCE_HIDE_INPUTS", "true")
         monkeypatch.setenv("OPENINFERENCE_HIDE_OUTPUTS", "true")
 
-    @audited_citations(judge=supports, capture_content=capture, **telemetry.providers)
+    @audited_citations(judge=supports, capture_content=capture, check_spans=check_spans,
+                       **telemetry.providers)
     def answer(documents: dict[str, str]) -> dict[str, Any]:
         return {"citations": [HONEST, FABRICATED]}
 

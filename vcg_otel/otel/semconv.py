@@ -72,6 +72,7 @@ INPUT_VALUE = "input.value"  # content
 OUTPUT_VALUE = "output.value"  # content
 
 # --- events --------------------------------------------------------------------------------------
+EVENT_CHECK = SPAN_CHECK  # with check_spans=False: one per citation on citation_audit
 EVENT_FAIL_CLOSED = "citation.judge.fail_closed"
 EVENT_ATTR_REASON = "reason"
 EVENT_ATTR_DETAIL = "detail"

@@ -1,6 +1,11 @@
 """Recording an audit report as spans: one ``citation.check`` per citation, one
 ``citation.judge`` per model call, summary counts on ``citation_audit``.
 
+With ``check_spans=False`` each citation becomes a ``citation.check`` *event* on the
+``citation_audit`` span instead (same attributes), and judge spans hang off the audit span:
+one span per gate-only audit instead of one per citation, for services whose span volume (or
+backend bill) matters more than a span per citation in the trace view.
+
 Spans are written after the audit, from the timestamps it measured, with explicit parents.
 That keeps the pipeline free of telemetry, lets a background audit attach its spans to the
 request that caused it, and gives each span its true start and end.
@@ -128,31 +133,45 @@ def _judge_span(tracer: Tracer, parent: Span, r: AuditResult, policy: ContentPol
     span.end(end_time=r.judge_started_ns + _seconds_ns(r.judge_seconds))
 
 
+def _fail_closed_event(r: AuditResult, policy: ContentPolicy) -> dict[str, Any] | None:
+    v = r.verdict
+    if v is None or v.fail_reason is None:
+        return None
+    event: dict[str, Any] = {semconv.EVENT_ATTR_REASON: v.fail_reason.value}
+    if policy.outputs and v.detail:  # a detail may quote the model's answer
+        event[semconv.EVENT_ATTR_DETAIL] = v.detail
+    return event
+
+
 def record_report(tracer: Tracer, audit_span: Span, report: AuditReport,
-                  policy: ContentPolicy) -> None:
-    """Write the report's spans under ``audit_span`` and its counts onto it."""
-    context = trace.set_span_in_context(audit_span)
+                  policy: ContentPolicy, *, check_spans: bool = True) -> None:
+    """Write the report under ``audit_span`` (spans, or events if not ``check_spans``) and
+    its counts onto it."""
     for r in report.results:
-        gate_end = r.gate_started_ns + _seconds_ns(r.gate_seconds)
-        check = tracer.start_span(semconv.SPAN_CHECK, context,
-                                  attributes=_check_attributes(r, policy),
-                                  start_time=r.gate_started_ns)
-        end = gate_end
-        v = r.verdict
-        if v is not None and r.judge_called:
-            _judge_span(tracer, check, r, policy, report.prompt_version)
+        attrs = _check_attributes(r, policy)
+        parent = audit_span
+        if check_spans:
+            parent = tracer.start_span(semconv.SPAN_CHECK, trace.set_span_in_context(audit_span),
+                                       attributes=attrs, start_time=r.gate_started_ns)
+        else:
+            del attrs[semconv.OPENINFERENCE_SPAN_KIND]  # an event is no span
+            audit_span.add_event(semconv.EVENT_CHECK, attrs, timestamp=r.gate_started_ns)
+        end = r.gate_started_ns + _seconds_ns(r.gate_seconds)
+        if r.verdict is not None and r.judge_called:
+            _judge_span(tracer, parent, r, policy, report.prompt_version)
             end = max(end, r.judge_started_ns + _seconds_ns(r.judge_seconds))
-        if v is not None and v.fail_reason is not None:
-            event: dict[str, Any] = {semconv.EVENT_ATTR_REASON: v.fail_reason.value}
-            if policy.outputs and v.detail:  # a detail may quote the model's answer
-                event[semconv.EVENT_ATTR_DETAIL] = v.detail
-            check.add_event(semconv.EVENT_FAIL_CLOSED, event)
-        check.end(end_time=end)
+        failed = _fail_closed_event(r, policy)
+        if failed is not None:
+            if not check_spans:
+                failed[semconv.CITATION_INDEX] = r.index
+            parent.add_event(semconv.EVENT_FAIL_CLOSED, failed)
+        if check_spans:
+            parent.end(end_time=end)
     audit_span.set_attributes(audit_span_attributes(report))
 
 
 def emit_audit(tracer: Tracer, report: AuditReport, policy: ContentPolicy,
-               attributes: dict[str, Any] | None = None) -> Span:
+               attributes: dict[str, Any] | None = None, *, check_spans: bool = True) -> Span:
     """Write a finished audit as a whole ``citation_audit`` span tree (for batch audits).
 
     The span starts when the first gate check started and lasts the audit's duration.
@@ -161,7 +180,7 @@ def emit_audit(tracer: Tracer, report: AuditReport, policy: ContentPolicy,
     start = min(starts) if starts else None
     span = tracer.start_span(semconv.SPAN_AUDIT, start_time=start, attributes={
         semconv.OPENINFERENCE_SPAN_KIND: semconv.KIND_GUARDRAIL, **(attributes or {})})
-    record_report(tracer, span, report, policy)
+    record_report(tracer, span, report, policy, check_spans=check_spans)
     span.set_attribute(semconv.AUDIT_STATUS, "audited")
     end = None if start is None else start + _seconds_ns(report.duration_seconds)
     span.end(end_time=end)
