@@ -9,6 +9,7 @@ import time
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from oracles import check_parser
 
 from vcg_otel.judge import (
     PROMPT_VERSION,
@@ -80,25 +81,7 @@ def test_each_flaw_fails_closed_with_its_own_reason(output: object, reason: Fail
 @given(st.text() | st.builds(lambda a, b: a + answer(b) + a, st.text(max_size=30),
                              st.sampled_from(["supports", "partial", "SUPPORT", "supports "])))
 def test_supports_only_ever_comes_from_a_well_formed_supports_answer(output: str) -> None:
-    v = parse_verdict(output)
-    if v.verdict is VerdictLabel.SUPPORTS:
-        objects = [json.loads(chunk) for chunk in _json_chunks(output)]
-        verdicts = {o["verdict"].strip().lower() for o in objects
-                    if isinstance(o, dict) and "verdict" in o}
-        assert verdicts == {"supports"}
-
-
-def _json_chunks(text: str) -> list[str]:
-    decoder, chunks, pos = json.JSONDecoder(), [], text.find("{")
-    while pos != -1:
-        try:
-            _, end = decoder.raw_decode(text, pos)
-        except ValueError:
-            pos = text.find("{", pos + 1)
-            continue
-        chunks.append(text[pos:end])
-        pos = text.find("{", end)
-    return chunks
+    check_parser(output)
 
 
 # --- prompt --------------------------------------------------------------------------------

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from oracles import check_normalize
 
-from vcg_otel import Corpus, normalize, normalize_with_map, quote_gate
+from vcg_otel import Corpus, normalize, quote_gate
 from vcg_otel.gate.quote import strip_edges
 
 # Words mix scripts and the damage normalization repairs: ligatures, soft hyphens, combining
@@ -48,11 +49,10 @@ def test_every_word_bounded_passage_of_a_document_is_found(case: tuple[str, str]
 
 
 @settings(max_examples=400, deadline=None)
-@given(st.text())
-def test_normalization_is_idempotent(text: str) -> None:
-    once = normalize(text)
-    assert normalize(once) == once
-    assert normalize_with_map(text).text == once
+@given(st.text(), st.integers(0, 200), st.integers(0, 200))
+def test_normalization_is_idempotent_and_maps_inside_the_original(text: str, a: int,
+                                                                  b: int) -> None:
+    check_normalize(text, a, b)
 
 
 @settings(max_examples=300, deadline=None)
@@ -66,12 +66,3 @@ def test_offsets_point_at_original_text_that_normalizes_to_the_quote(
     assert m.start is not None and m.end is not None
     assert doc[m.start:m.end] == m.text
     assert strip_edges(normalize(m.text or "")) == strip_edges(normalize(passage))
-
-
-@settings(max_examples=300, deadline=None)
-@given(st.text(), st.integers(0, 200), st.integers(0, 200))
-def test_any_normalized_range_maps_inside_the_original(text: str, a: int, b: int) -> None:
-    nt = normalize_with_map(text)
-    lo, hi = sorted((min(a, len(nt.text)), min(b, len(nt.text))))
-    start, end = nt.original_span(lo, hi)
-    assert 0 <= start <= end <= len(text)
