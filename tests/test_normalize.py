@@ -87,6 +87,8 @@ def test_type_errors_name_the_argument() -> None:
         "x" * 10 + "\u0130" * 5 + "y",
         # found by hypothesis: marks on dashes, spacing diacritics, look-alike bases
         "\u2014\u0301", "\u00b8", "\u2014\u00b8\u2014", "\u0430\u0301", "-- --",
+        # found by atheris: a half-width letter that folds to a vowel jamo (a mark here)
+        "\uffd3", "a\uffd3b", "\u1100\uffd3",
     ],
 )
 def test_any_string_is_handled_without_a_crash(raw: str) -> None:

@@ -200,12 +200,21 @@ def _fold(text: str) -> str:
     return unicodedata.normalize("NFC", "".join(out))
 
 
+def _is_mark(ch: str) -> bool:
+    """A combining mark, or a Hangul vowel or final jamo (which NFC composes like one)."""
+    return unicodedata.category(ch)[0] == "M" or 0x1160 <= ord(ch) <= 0x11FF
+
+
 def _char_info(ch: str) -> tuple[str, bool]:
-    """(folded form, is combining mark) for one character, memoized."""
+    """(folded form, is combining mark) for one character, memoized.
+
+    A character that *folds* to a mark counts as one (half-width U+FFD3 folds to the vowel
+    jamo U+116E): otherwise it would survive one normalization and vanish in the next.
+    """
     info = _char_memo.get(ch)
     if info is None:
-        is_mark = unicodedata.category(ch)[0] == "M" or 0x1160 <= ord(ch) <= 0x11FF
-        info = (_fold(ch), is_mark)
+        folded = _fold(ch)
+        info = (folded, _is_mark(ch) or (folded != "" and _is_mark(folded[0])))
         if len(_char_memo) < 65536:
             _char_memo[ch] = info
     return info
