@@ -81,6 +81,72 @@ def test_audits_arrive_with_kinds_attributes_and_annotations(phoenix: PhoenixSer
     provider.shutdown()
 
 
+def test_check_events_mode_annotates_every_citation_on_its_audit_span(
+        phoenix: PhoenixServer) -> None:
+    name = project()
+    provider = register(name, phoenix.url,  # bulk, as under load
+                        annotations=PhoenixAnnotationProcessor(phoenix.url, sync=False))
+    tracer = provider.get_tracer("app")
+
+    @audited_citations(tracer_provider=provider, check_spans=False)
+    def answer(citations: list[dict[str, str]], documents: dict[str, str]) -> dict[str, Any]:
+        return {"citations": citations}
+
+    with tracer.start_as_current_span("request"):
+        answer(DIRTY, DOCS)
+    answer(CLEAN, DOCS)
+    flush(provider)
+
+    spans = poll(lambda: phoenix.spans(name), lambda s: len(s) == 3)
+    assert sorted(s["name"] for s in spans) == ["citation_audit", "citation_audit", "request"]
+    # Phoenix writes queued annotations in bulk and retries those of late spans every 10 s.
+    stored = poll(lambda: phoenix.stored(name),
+                  lambda s: s[1] == {"citation_verdict": 5, "citation_fabrication": 3},
+                  timeout=45)
+    assert stored == (3, {"citation_verdict": 5, "citation_fabrication": 3})
+    dirty = next(s for s in spans if s["name"] == "citation_audit"
+                 and s["attributes"]["citation.count.total"] == 3)
+    notes = phoenix.annotations(name, [dirty["context"]["span_id"]])
+    verdicts = {a["identifier"]: a["result"]["label"] for a in notes
+                if a["name"] == "citation_verdict"}
+    assert verdicts == {"citation-0": "found", "citation-1": "not_found",
+                        "citation-2": "misattributed"}
+    # Phoenix weighs spans, not annotations: each audit span counts once, with the shares of
+    # its own citations (dirty: 1/3 each; clean: all found).
+    assert phoenix.label_fractions(name, "citation_verdict") == {
+        "found": pytest.approx((1 / 3 + 1) / 2), "not_found": pytest.approx(1 / 6),
+        "misattributed": pytest.approx(1 / 6)}
+    provider.shutdown()
+
+
+def test_annotations_of_spans_not_stored_yet_are_held_back_until_they_are(
+        phoenix: PhoenixServer) -> None:
+    from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+    from opentelemetry.sdk.resources import Resource
+    from opentelemetry.sdk.trace.export import BatchSpanProcessor
+
+    name = project()
+    provider = TracerProvider(resource=Resource.create({"openinference.project.name": name}))
+    spans_out = BatchSpanProcessor(OTLPSpanExporter(endpoint=phoenix.url + "/v1/traces"),
+                                   schedule_delay_millis=600_000)  # only on force_flush
+    notes_out = PhoenixAnnotationProcessor(phoenix.url, sync=True)
+    provider.add_span_processor(spans_out)
+    provider.add_span_processor(notes_out)
+
+    @audited_citations(tracer_provider=provider)
+    def answer(documents: dict[str, str]) -> dict[str, Any]:
+        return {"citations": CLEAN}
+
+    answer(DOCS)  # annotations go out at once; the spans are still in the batch queue
+    poll(lambda: notes_out.held_back, lambda n: n >= 3, timeout=10)
+    assert notes_out.held_back >= 3 and notes_out.written == 0
+    spans_out.force_flush()
+    assert notes_out.force_flush(60_000)
+    assert phoenix.stored(name) == (3, {"citation_verdict": 2, "citation_fabrication": 1})
+    assert notes_out.written == 3 and notes_out.dropped == 0
+    provider.shutdown()
+
+
 def test_phoenix_down_at_start_never_blocks_the_app() -> None:
     dead = f"http://127.0.0.1:{free_port()}"
     provider = register(project(), dead)

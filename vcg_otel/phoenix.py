@@ -5,7 +5,9 @@ works, a collector in between included). What OTLP cannot carry is *annotations*
 what Phoenix aggregates into label fractions. :class:`PhoenixAnnotationProcessor` writes them
 through Phoenix's REST API, in the background:
 
-* ``citation_verdict`` on every ``citation.check`` span: label = final verdict, score = 1 when
+* ``citation_verdict`` on every ``citation.check`` span (with ``check_spans=False``: one per
+  citation on the ``citation_audit`` span, told apart by identifier ``citation-<index>``):
+  label = final verdict, score = 1 when
   the quote was fabricated (``not_found``) or misattributed, else 0; explanation = the
   judge's reasoning (when content capture allows it); annotator kind ``CODE`` for a gate
   outcome, ``LLM`` for a judge verdict.
@@ -93,6 +95,18 @@ class PhoenixAnnotationProcessor(SpanProcessor):
         request_timeout: seconds per HTTP request.
         shutdown_timeout: the most ``shutdown`` waits for the queue to drain.
         meter_provider: where the dropped-annotations counter lives (default: global).
+        sync: ``True``: Phoenix writes each batch before it answers, so ``written`` counts
+            stored annotations, and annotations of spans not stored yet come back as 404 and
+            are held back here. ``False``: Phoenix queues the batch and writes annotations in
+            bulk, several times cheaper for it under load; it retries annotations of late
+            spans itself (every 10 s, for 10 minutes), and ``written`` counts accepted ones.
+        send_delay: seconds an annotation waits after its span ended before it is sent, so
+            that the span has been exported and stored first (the batch span processor sends
+            every 0.5 s by default). Annotations that arrive before their span cost Phoenix a
+            retry loop which, under sustained load, slows its ingestion of everything else.
+        per_citation: write ``citation_verdict`` for every citation; ``False`` writes only
+            the per-request ``citation_fabrication`` (the verdicts stay on the spans or
+            events): a sixth of the annotations with five citations, for high volume.
     """
 
     def __init__(
@@ -108,15 +122,22 @@ class PhoenixAnnotationProcessor(SpanProcessor):
         shutdown_timeout: float = 5.0,
         max_span_wait_tries: int = 12,
         meter_provider: metrics.MeterProvider | None = None,
+        sync: bool = True,
+        send_delay: float = 2.0,
+        per_citation: bool = True,
     ) -> None:
-        self.url = _endpoint(endpoint) + "/v1/span_annotations?sync=true"
+        self.url = _endpoint(endpoint) + f"/v1/span_annotations?sync={str(sync).lower()}"
         self._headers = _headers(api_key)
         self.batch_size = batch_size
         self.max_retries = max_retries
         self.backoff = backoff
         self.request_timeout = request_timeout
         self.shutdown_timeout = shutdown_timeout
-        self._queue: queue.Queue[dict[str, Any]] = queue.Queue(max_queue)
+        self.send_delay = send_delay
+        self.per_citation = per_citation
+        # (due time, annotation), oldest first; ``_head`` is taken out but not yet due
+        self._queue: queue.Queue[tuple[float, dict[str, Any]]] = queue.Queue(max_queue)
+        self._head: tuple[float, dict[str, Any]] | None = None
         self._roots: OrderedDict[int, int] = OrderedDict()
         self._roots_lock = threading.Lock()
         self._stop = threading.Event()
@@ -126,6 +147,7 @@ class PhoenixAnnotationProcessor(SpanProcessor):
         self._waiting: list[tuple[float, int, dict[str, Any]]] = []
         self.max_span_wait_tries = max_span_wait_tries
         self.written = 0
+        self.held_back = 0  # sync: annotations sent again because their span was not stored
         self.dropped = 0
         self.dropped_by_reason: dict[str, int] = {}
         meter = metrics.get_meter("vcg_otel", __version__, meter_provider)
@@ -147,8 +169,13 @@ class PhoenixAnnotationProcessor(SpanProcessor):
     def on_end(self, span: ReadableSpan) -> None:
         attrs = span.attributes or {}
         if span.name == semconv.SPAN_CHECK and semconv.VERDICT in attrs:
-            self._enqueue(self._verdict(span, attrs))
+            if self.per_citation:
+                self._enqueue(self._verdict(span.context.span_id, attrs))
         elif span.name == semconv.SPAN_AUDIT and attrs.get(semconv.COUNT_TOTAL):
+            for event in span.events:  # check_spans=False: the verdicts are events
+                if self.per_citation and event.name == semconv.EVENT_CHECK and event.attributes:
+                    self._enqueue(self._verdict(span.context.span_id, event.attributes,
+                                                per_citation=True))
             for target in self._request_targets(span):
                 self._enqueue(self._request(target, attrs))
 
@@ -160,7 +187,7 @@ class PhoenixAnnotationProcessor(SpanProcessor):
     def force_flush(self, timeout_millis: int = 30_000) -> bool:
         deadline = time.monotonic() + timeout_millis / 1000
         with self._idle:
-            while self._queue.qsize() or self._in_flight or self._waiting:
+            while self._queue.qsize() or self._head or self._in_flight or self._waiting:
                 left = deadline - time.monotonic()
                 if left <= 0:
                     return False
@@ -170,7 +197,10 @@ class PhoenixAnnotationProcessor(SpanProcessor):
     # -- annotations -----------------------------------------------------------------------
 
     @staticmethod
-    def _verdict(span: ReadableSpan, attrs: Mapping[str, Any]) -> dict[str, Any]:
+    def _verdict(span_id: int, attrs: Mapping[str, Any],
+                 per_citation: bool = False) -> dict[str, Any]:
+        """A ``citation_verdict`` annotation; several on one audit span (``per_citation``)
+        are told apart by Phoenix's ``identifier``, one per citation index."""
         result: dict[str, Any] = {"label": attrs[semconv.VERDICT],
                                   "score": float(attrs.get(semconv.EVAL_SCORE, 0.0))}
         explanation = attrs.get(semconv.EVAL_EXPLANATION)
@@ -178,9 +208,12 @@ class PhoenixAnnotationProcessor(SpanProcessor):
             result["explanation"] = explanation
         metadata = {k: attrs[k] for k in (semconv.GATE_RESULT, semconv.CITATION_DOCUMENT_ID,
                                           semconv.JUDGE_FAIL_REASON) if k in attrs}
-        return {"span_id": _hex(span.context.span_id), "name": VERDICT_ANNOTATION,
+        note = {"span_id": _hex(span_id), "name": VERDICT_ANNOTATION,
                 "annotator_kind": attrs.get(semconv.EVAL_ANNOTATOR_KIND, "CODE"),
                 "result": result, "metadata": metadata}
+        if per_citation:
+            note["identifier"] = f"citation-{attrs.get(semconv.CITATION_INDEX, 0)}"
+        return note
 
     def _request_targets(self, span: ReadableSpan) -> list[int]:
         targets = [span.context.span_id]
@@ -204,7 +237,7 @@ class PhoenixAnnotationProcessor(SpanProcessor):
 
     def _enqueue(self, annotation: dict[str, Any]) -> None:
         try:
-            self._queue.put_nowait(annotation)
+            self._queue.put_nowait((time.monotonic() + self.send_delay, annotation))
         except queue.Full:
             self._drop(1, "queue_full")
 
@@ -216,7 +249,8 @@ class PhoenixAnnotationProcessor(SpanProcessor):
     # -- worker ----------------------------------------------------------------------------
 
     def _run(self) -> None:
-        while not (self._stop.is_set() and self._queue.empty() and not self._waiting):
+        while not (self._stop.is_set() and self._queue.empty() and self._head is None
+                   and not self._waiting):
             now = time.monotonic()
             ready = [item for item in self._waiting if item[0] <= now]
             self._waiting = [item for item in self._waiting if item[0] > now]
@@ -224,15 +258,15 @@ class PhoenixAnnotationProcessor(SpanProcessor):
             self._waiting += ready[self.batch_size:]
             if not batch:
                 wait = min([0.1] + [item[0] - now for item in self._waiting])
-                try:
-                    batch.append((0, self._queue.get(timeout=max(wait, 0.001))))
-                except queue.Empty:
+                note = self._take(max(wait, 0.001))
+                if note is None:
                     continue
+                batch.append((0, note))
             while len(batch) < self.batch_size:
-                try:
-                    batch.append((0, self._queue.get_nowait()))
-                except queue.Empty:
+                note = self._take(0.0)
+                if note is None:
                     break
+                batch.append((0, note))
             with self._idle:
                 self._in_flight = len(batch)
             try:
@@ -241,6 +275,24 @@ class PhoenixAnnotationProcessor(SpanProcessor):
                 with self._idle:
                     self._in_flight = 0
                     self._idle.notify_all()
+
+    def _take(self, timeout: float) -> dict[str, Any] | None:
+        """The oldest queued annotation once it is due, waiting up to ``timeout`` for it;
+        on shutdown everything is due."""
+        if self._head is None:
+            try:
+                self._head = (self._queue.get(timeout=timeout) if timeout > 0
+                              else self._queue.get_nowait())
+            except queue.Empty:
+                return None
+        due, note = self._head
+        left = due - time.monotonic()
+        if left > 0 and not self._stop.is_set():
+            if timeout > 0:
+                self._stop.wait(min(timeout, left))
+            return None
+        self._head = None
+        return note
 
     def _send(self, batch: list[tuple[int, dict[str, Any]]]) -> None:
         """POST a batch; retry transient failures; hold back annotations of unstored spans."""
@@ -271,6 +323,7 @@ class PhoenixAnnotationProcessor(SpanProcessor):
                 if tries >= self.max_span_wait_tries:
                     self._drop(1, "span_missing")
                 else:
+                    self.held_back += 1
                     ready = time.monotonic() + min(self.backoff * 2**tries, 8.0)
                     self._waiting.append((ready, tries + 1, note))
             if now_ok:
@@ -300,7 +353,7 @@ def register(
     endpoint: str | None = None,
     *,
     set_global: bool = False,
-    annotations: bool = True,
+    annotations: bool | PhoenixAnnotationProcessor = True,
     export_timeout: float = 2.0,
     schedule_delay: float = 0.5,
     max_queue_size: int = 8_192,
@@ -317,7 +370,8 @@ def register(
     ``max_queue_size``; drops are counted in the SDK's
     ``otel.sdk.processor.span.processed{error.type="queue_full"}`` metric on
     ``meter_provider``). The global provider is left alone unless ``set_global=True``.
-    With ``annotations=True`` a :class:`PhoenixAnnotationProcessor` is attached.
+    With ``annotations=True`` a :class:`PhoenixAnnotationProcessor` with its defaults is
+    attached; pass one to configure it (for high volume: README, "Load").
 
     Needs the ``phoenix`` extra (``pip install 'vcg-otel[phoenix]'``).
     """
@@ -359,7 +413,9 @@ def register(
         else:
             os.environ[flag] = previous
     provider.add_span_processor(processor)
-    if annotations:
+    if isinstance(annotations, PhoenixAnnotationProcessor):
+        provider.add_span_processor(annotations)
+    elif annotations:
         provider.add_span_processor(
             PhoenixAnnotationProcessor(base, api_key=api_key, meter_provider=meter_provider))
     if set_global:
@@ -485,14 +541,27 @@ class LocalPhoenix:
                         for f in node["spanAnnotationSummary"]["labelFractions"]}
         return {}
 
-    def counts(self, project: str, annotation: str = VERDICT_ANNOTATION) -> tuple[int, int]:
-        """(spans stored, annotations named ``annotation`` stored) in a project (GraphQL)."""
-        data = self.graphql(
-            "{ projects { edges { node { name recordCount spanAnnotationSummary("
-            f'annotationName: "{annotation}") {{ count }} }} }} }} }}')
-        for edge in (data or {}).get("projects", {}).get("edges", []):
-            node = edge["node"]
-            if node["name"] == project:
-                summary = node["spanAnnotationSummary"] or {}
-                return int(node["recordCount"]), int(summary.get("count") or 0)
-        return 0, 0
+    def stored(self, project: str) -> tuple[int, dict[str, int]]:
+        """(spans stored, {annotation name: annotations stored}) in a project, exactly.
+
+        Read from this server's SQLite file (read-only): Phoenix's GraphQL annotation summary
+        counts labelled spans, not annotations, so it undercounts several on one span.
+        """
+        import sqlite3
+
+        path = os.path.join(self.workdir, "phoenix.db")
+        if not os.path.exists(path):
+            return 0, {}
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=10)
+        try:
+            tail = ("JOIN traces t ON s.trace_rowid = t.id JOIN projects p "
+                    "ON t.project_rowid = p.id WHERE p.name = ?")
+            (spans,) = db.execute("SELECT count(*) FROM spans s " + tail, (project,)).fetchone()
+            notes = dict(db.execute(
+                "SELECT a.name, count(*) FROM span_annotations a JOIN spans s "
+                "ON a.span_rowid = s.id " + tail + " GROUP BY a.name", (project,)))
+        except sqlite3.OperationalError:  # not migrated yet
+            return 0, {}
+        finally:
+            db.close()
+        return int(spans), {str(k): int(v) for k, v in notes.items()}
