@@ -45,30 +45,79 @@ def normalize_target(data: bytes) -> None:
 
 def gate_target(data: bytes) -> None:
     fdp = atheris.FuzzedDataProvider(data)
-    check_gate(_text(fdp, 300), _text(fdp, 80))
+    quote = _text(fdp, fdp.ConsumeIntInRange(0, 60))
+    how, at = fdp.ConsumeIntInRange(0, 2), fdp.ConsumeIntInRange(0, 300)
+    rest = _text(fdp, 300)
+    # Mostly plant the quote (as is, or re-typeset) so that the "found" paths get explored.
+    planted = quote if how == 1 else quote.upper().replace(" ", "  \n")
+    doc = rest if how == 0 else rest[:at] + planted + rest[at:]
+    check_gate(doc, quote)
 
 
 def span_gate_target(data: bytes) -> None:
     fdp = atheris.FuzzedDataProvider(data)
     start, end = fdp.ConsumeIntInRange(-5, 80), fdp.ConsumeIntInRange(-5, 80)
-    quote = _text(fdp, 40) if fdp.ConsumeBool() else None
+    quote = _text(fdp, fdp.ConsumeIntInRange(0, 40)) if fdp.ConsumeBool() else None
     chunk = ((fdp.ConsumeIntInRange(-5, 80), fdp.ConsumeIntInRange(-5, 80))
              if fdp.ConsumeBool() else None)
     check_span_gate(_text(fdp, 200), start, end, quote, chunk)
 
 
+_VERDICTS = ["supports", "partial", "unrelated", "contradicts", "SUPPORTS", " supports",
+             "supports\u200b", "supp\u043erts", "support", "", "unjudged"]
+_CONFIDENCES: list[Any] = [0.9, 1, 0, -0.1, 2, "0.9", None, True, 1e309, [0.5]]
+
+
+def _answer(fdp: atheris.FuzzedDataProvider) -> str:
+    """A judge answer built from the input: JSON with picked or fuzzed fields, with fuzzed
+    text around it (and sometimes a second, conflicting object)."""
+    obj: dict[str, Any] = {
+        "verdict": (fdp.PickValueInList(_VERDICTS) if fdp.ConsumeBool()
+                    else _text(fdp, fdp.ConsumeIntInRange(0, 12))),
+        "confidence": fdp.PickValueInList(_CONFIDENCES),
+        "reasoning": _text(fdp, fdp.ConsumeIntInRange(0, 40)),
+    }
+    for key in ("verdict", "confidence", "reasoning"):
+        if fdp.ConsumeIntInRange(0, 9) == 0:
+            del obj[key]
+    body = json.dumps(obj, ensure_ascii=fdp.ConsumeBool())
+    if fdp.ConsumeBool():
+        body = f"```json\n{body}\n```"
+    if fdp.ConsumeIntInRange(0, 4) == 0:
+        body += " " + json.dumps({**obj, "verdict": fdp.PickValueInList(_VERDICTS)})
+    before = _text(fdp, fdp.ConsumeIntInRange(0, 30))
+    return before + body + _text(fdp, fdp.ConsumeIntInRange(0, 30))
+
+
 def parser_target(data: bytes) -> None:
     fdp = atheris.FuzzedDataProvider(data)
-    check_parser(fdp.ConsumeUnicodeNoSurrogates(2000))
+    check_parser(_answer(fdp) if fdp.ConsumeBool() else fdp.ConsumeUnicodeNoSurrogates(2000))
+
+
+_KEYS = ["claim", "quote", "doc_id", "citations", "content", "text", "type", "documents", "id",
+         "start", "end", "sources", "annotations", "document_index", "cited_text", "source"]
+
+
+def _value(fdp: atheris.FuzzedDataProvider, depth: int = 0) -> Any:
+    """A nested structure of the shapes the extractors look for, built from the input."""
+    kind = fdp.ConsumeIntInRange(0, 5 if depth < 6 else 2)
+    if kind == 0:
+        return fdp.PickValueInList([None, True, False, 0, -1, 2**70, 1.5])
+    if kind == 1:
+        return _text(fdp, fdp.ConsumeIntInRange(0, 20))
+    if kind == 2:
+        return fdp.ConsumeIntInRange(-3, 300)
+    if kind == 3:
+        return [_value(fdp, depth + 1) for _ in range(fdp.ConsumeIntInRange(0, 4))]
+    if kind == 4:
+        return {fdp.PickValueInList(_KEYS): _value(fdp, depth + 1)
+                for _ in range(fdp.ConsumeIntInRange(0, 5))}
+    return {"claim": _value(fdp, depth + 1), "quote": _value(fdp, depth + 1),
+            "doc_id": _value(fdp, depth + 1)}
 
 
 def extractors_target(data: bytes) -> None:
-    text = atheris.FuzzedDataProvider(data).ConsumeUnicodeNoSurrogates(2000)
-    try:
-        value: Any = json.loads(text)
-    except ValueError:
-        value = text
-    check_extractors(value)
+    check_extractors(_value(atheris.FuzzedDataProvider(data)))
 
 
 TARGETS: dict[str, Callable[[bytes], None]] = {

@@ -12,8 +12,8 @@ import pytest
 pytest.importorskip("atheris")
 
 FUZZER = Path(__file__).resolve().parent.parent / "fuzz" / "fuzz_targets.py"
-RUNS = {"normalize": 20_000, "gate": 20_000, "span_gate": 20_000, "parser": 20_000,
-        "extractors": 20_000}
+RUNS = {"normalize": 100_000, "gate": 100_000, "span_gate": 100_000, "parser": 100_000,
+        "extractors": 100_000}
 
 
 @pytest.mark.parametrize("target", sorted(RUNS))
