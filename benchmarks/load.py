@@ -1,17 +1,25 @@
 """Sustained load through @audited_citations into a real Phoenix server.
 
-    python benchmarks/load.py                      # 10 minutes at 200 requests/s
-    python benchmarks/load.py --duration 60        # a shorter run
+    python benchmarks/load.py --check-events --annotations requests   # the high-volume set-up
+    python benchmarks/load.py                                        # span and annotation
+                                                                     # per citation
+    python benchmarks/load.py --duration 60 --rate 100               # shorter, slower
 
 Half the requests come from threads calling a sync handler, half from asyncio tasks calling an
-async handler; each answer has 5 citations over 10 documents of 2 kB (gate only), so each
-request makes 6 spans, 5 citation_verdict annotations and 1 citation_fabrication annotation.
-Requests are paced to the target rate. Reported: achieved requests/s, added latency (p50/p99 of
-the decorated call minus the bare handler's p50), spans created vs spans Phoenix stored,
-annotations written vs stored, and RSS at start and end.
+async handler; each answer has 5 citations over 10 documents of 2 kB (gate only). By default
+each request makes 6 spans (``citation_audit`` and a ``citation.check`` per citation), 5
+``citation_verdict`` annotations and 1 ``citation_fabrication``; ``--check-events`` makes the
+checks events on the audit span (``check_spans=False``, 1 span per request) and
+``--annotations requests`` writes only ``citation_fabrication`` (1 annotation per request).
+Requests are paced to the target rate (default 200/s for 10 minutes). Reported: achieved
+requests/s, added latency (p50/p99 of the decorated call minus the bare handler's p50), spans
+created vs spans Phoenix stored, annotations written vs stored (counted exactly in Phoenix's
+SQLite file), and RSS at start, every minute and at the end.
 
-The exporter settings are the ones ``vcg_otel.phoenix.register`` uses by default (batch
-processor, queue 8,192 spans, 0.5 s schedule, 2 s export timeout).
+Exporter settings: ``vcg_otel.phoenix.register`` with a 30 s export timeout (a busy Phoenix
+answers 503; the exporter retries that long), a 65,536-span queue and batches of 2,048.
+Annotations are written with ``sync=False`` (Phoenix writes them in bulk) unless
+``--annotation-sync``.
 """
 
 from __future__ import annotations
@@ -34,7 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from opentelemetry.sdk.trace import ReadableSpan, SpanProcessor
 
 from vcg_otel import audited_citations
-from vcg_otel.phoenix import LocalPhoenix, register
+from vcg_otel.phoenix import LocalPhoenix, PhoenixAnnotationProcessor, register
 
 DATA = Path(__file__).parent / "data" / "arxiv_abstracts_295.json"
 PROJECT = "load"
@@ -79,6 +87,15 @@ def main() -> int:
     parser.add_argument("--queue", type=int, default=65_536, help="batch processor queue size")
     parser.add_argument("--drain", type=float, default=60.0,
                         help="seconds allowed for export and annotations to drain at the end")
+    parser.add_argument("--annotations", choices=("all", "requests", "none"), default="all",
+                        help="Phoenix annotations: per citation and per request, per request "
+                             "only, or none")
+    parser.add_argument("--annotation-sync", action=argparse.BooleanOptionalAction,
+                        default=False, help="Phoenix writes each annotation batch before "
+                        "answering (default: queued, written in bulk)")
+    parser.add_argument("--check-events", action="store_true",
+                        help="check_spans=False: one span per request, a citation.check event "
+                             "per citation")
     args = parser.parse_args()
 
     docs, answer_value = workload()
@@ -86,8 +103,13 @@ def main() -> int:
     print("starting Phoenix ...", flush=True)
     phoenix.start()
     try:
+        notes: bool | PhoenixAnnotationProcessor = False
+        if args.annotations != "none":
+            notes = PhoenixAnnotationProcessor(phoenix.url, sync=args.annotation_sync,
+                                               per_citation=args.annotations == "all")
         provider = register(PROJECT, phoenix.url, export_timeout=args.export_timeout,
-                            max_queue_size=args.queue, max_export_batch_size=2048)
+                            max_queue_size=args.queue, max_export_batch_size=2048,
+                            annotations=notes)
         counter = Counter()
         provider.add_span_processor(counter)
 
@@ -97,8 +119,10 @@ def main() -> int:
         async def abare(documents: dict[str, str]) -> dict[str, Any]:
             return answer_value
 
-        sync_handler = audited_citations(tracer_provider=provider)(bare)
-        async_handler = audited_citations(tracer_provider=provider)(abare)
+        sync_handler = audited_citations(tracer_provider=provider,
+                                         check_spans=not args.check_events)(bare)
+        async_handler = audited_citations(tracer_provider=provider,
+                                          check_spans=not args.check_events)(abare)
         base = []
         for _ in range(2000):
             t0 = time.perf_counter_ns()
@@ -142,6 +166,15 @@ def main() -> int:
                 mine.append(time.perf_counter_ns() - t0)
             record(mine)
 
+        samples: list[tuple[float, float]] = []  # (seconds into the load, RSS MiB)
+        done = threading.Event()
+
+        def sample_rss() -> None:
+            while not done.wait(min(60.0, args.duration / 4)):
+                samples.append((time.monotonic() - start, rss_mib()))
+
+        sampler = threading.Thread(target=sample_rss, daemon=True)
+        sampler.start()
         threads = [threading.Thread(target=thread_load, args=(k,)) for k in range(args.threads)]
         for t in threads:
             t.start()
@@ -150,6 +183,7 @@ def main() -> int:
             t.join()
         elapsed = time.monotonic() - start
         rss_end = rss_mib()
+        done.set()
         created = counter.ended
         requests = len(latencies)
         ordered = sorted(latencies)
@@ -163,6 +197,8 @@ def main() -> int:
             ("decorated call p50 / p99 (µs)", f"{p50:,.0f} / {p99:,.0f}"),
             ("added latency p50 / p99 (µs)", f"{p50 - base_p50:,.0f} / {p99 - base_p50:,.0f}"),
             ("RSS start / end of the load (MiB)", f"{rss_start:,.0f} / {rss_end:,.0f}"),
+            ("RSS during the load (MiB, every minute)",
+             " ".join(f"{mib:.0f}" for _, mib in samples) or "-"),
             ("spans created", f"{created:,}"),
         ]
         for name, value in rows:
@@ -173,13 +209,13 @@ def main() -> int:
             p.force_flush(int(args.drain * 1000))
         deadline = time.monotonic() + args.drain
         stored = notes = 0
+        written = sum(getattr(p, "written", 0) for p in processors)
         while time.monotonic() < deadline:
-            stored, notes = phoenix.counts(PROJECT)
-            notes += phoenix.counts(PROJECT, "citation_fabrication")[1]
-            if stored >= created:
+            stored, by_name = phoenix.stored(PROJECT)
+            notes = sum(by_name.values())
+            if stored >= created and notes >= written:
                 break
             time.sleep(1)
-        written = sum(getattr(p, "written", 0) for p in processors)
         dropped = sum(getattr(p, "dropped", 0) for p in processors)
         reasons = {k: v for p in processors
                    for k, v in (getattr(p, "dropped_by_reason", None) or {}).items()}
