@@ -97,6 +97,13 @@ def test_nothing_auditable_yields_no_citations() -> None:
         assert extract_citations(result) == []
 
 
+def test_malformed_citation_lists_in_content_blocks_are_ignored() -> None:
+    # found by atheris: a content block whose "citations" (or "annotations") is no list
+    for bad in (-3, "abc", 1.5, {"quote": "q"}):
+        result = {"content": [{"citations": bad, "annotations": bad, "text": "t"}]}
+        assert extract_citations(result) == []
+
+
 def test_deeply_nested_or_cyclic_results_do_not_recurse_forever() -> None:
     nested: Any = {"quote": "q", "doc_id": "d"}
     for _ in range(10_000):

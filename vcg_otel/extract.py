@@ -145,11 +145,12 @@ def _content_blocks(blocks: Iterable[Any], depth: int) -> list[Citation]:
             annotations = _get(inner, "annotations")
         else:
             annotations = _get(block, "annotations")
-        for item in _get(block, "citations") or ():
+        cited = _get(block, "citations")
+        for item in cited if _is_list(cited) else ():  # anything else is not a citation list
             c = _anthropic(text, item) or citation_from_item(item, depth + 1)
             if c is not None:
                 out.append(c)
-        for item in annotations or ():
+        for item in annotations if _is_list(annotations) else ():
             c = _openai_annotation(text, item)
             if c is not None:
                 out.append(c)
