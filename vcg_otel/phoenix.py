@@ -172,10 +172,12 @@ class PhoenixAnnotationProcessor(SpanProcessor):
             if self.per_citation:
                 self._enqueue(self._verdict(span.context.span_id, attrs))
         elif span.name == semconv.SPAN_AUDIT and attrs.get(semconv.COUNT_TOTAL):
-            for event in span.events:  # check_spans=False: the verdicts are events
-                if self.per_citation and event.name == semconv.EVENT_CHECK and event.attributes:
-                    self._enqueue(self._verdict(span.context.span_id, event.attributes,
-                                                per_citation=True))
+            if self.per_citation:  # check_spans=False: the verdicts are events of this span
+                for event in span.events:
+                    if event.name == semconv.EVENT_CHECK and event.attributes:
+                        index = event.attributes.get(semconv.CITATION_INDEX, 0)
+                        self._enqueue(self._verdict(span.context.span_id, event.attributes,
+                                                    identifier=f"citation-{index}"))
             for target in self._request_targets(span):
                 self._enqueue(self._request(target, attrs))
 
@@ -198,9 +200,9 @@ class PhoenixAnnotationProcessor(SpanProcessor):
 
     @staticmethod
     def _verdict(span_id: int, attrs: Mapping[str, Any],
-                 per_citation: bool = False) -> dict[str, Any]:
-        """A ``citation_verdict`` annotation; several on one audit span (``per_citation``)
-        are told apart by Phoenix's ``identifier``, one per citation index."""
+                 identifier: str | None = None) -> dict[str, Any]:
+        """A ``citation_verdict`` annotation; several on one audit span are told apart by
+        Phoenix's ``identifier``."""
         result: dict[str, Any] = {"label": attrs[semconv.VERDICT],
                                   "score": float(attrs.get(semconv.EVAL_SCORE, 0.0))}
         explanation = attrs.get(semconv.EVAL_EXPLANATION)
@@ -211,8 +213,8 @@ class PhoenixAnnotationProcessor(SpanProcessor):
         note = {"span_id": _hex(span_id), "name": VERDICT_ANNOTATION,
                 "annotator_kind": attrs.get(semconv.EVAL_ANNOTATOR_KIND, "CODE"),
                 "result": result, "metadata": metadata}
-        if per_citation:
-            note["identifier"] = f"citation-{attrs.get(semconv.CITATION_INDEX, 0)}"
+        if identifier is not None:
+            note["identifier"] = identifier
         return note
 
     def _request_targets(self, span: ReadableSpan) -> list[int]:
