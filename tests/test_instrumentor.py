@@ -33,6 +33,14 @@ APP = textwrap.dedent('''
         @staticmethod
         def quick(documents):
             return {"citations": [{"claim": "c", "quote": "The reranker", "doc_id": "d"}]}
+
+        @classmethod
+        def fresh(cls, documents):
+            return {"bot": cls.__name__,
+                    "citations": [{"claim": "c", "quote": "accuracy by 4.2%", "doc_id": "d"}]}
+
+    class SubBot(Bot):
+        pass
 ''')
 
 
@@ -62,22 +70,43 @@ def test_functions_and_methods_are_wrapped_and_restored_exactly(
 ) -> None:
     provider, exporter = spans
     module = __import__(app)
-    originals = (module.answer, module.Bot.__dict__["answer"], module.Bot.__dict__["quick"])
+    names = ("answer", "quick", "fresh")
+    originals = (module.answer, *(module.Bot.__dict__[n] for n in names))
     instrumentor = CitationAuditInstrumentor()
-    instrumentor.instrument(targets=[f"{app}:answer", f"{app}:Bot.answer", f"{app}:Bot.quick"],
+    instrumentor.instrument(targets=[f"{app}:answer", *(f"{app}:Bot.{n}" for n in names)],
                             tracer_provider=provider)
     assert module.answer is not originals[0]
+    bot = module.Bot()
     module.answer(module.DOCS)
-    module.Bot().answer(module.DOCS)
+    bot.answer(module.DOCS)
+    module.Bot.answer(bot, module.DOCS)  # through the class, self passed explicitly
     module.Bot.quick(module.DOCS)
+    bot.quick(documents=module.DOCS)
+    assert module.Bot.fresh(module.DOCS)["bot"] == "Bot"
+    assert module.SubBot().fresh(module.DOCS)["bot"] == "SubBot"  # cls stays the subclass
     audits = [s for s in exporter.get_finished_spans() if s.name == semconv.SPAN_AUDIT]
-    assert len(audits) == 3
     counts = sorted(s.attributes[semconv.COUNT_TOTAL] for s in audits)
-    assert counts == [1, 1, 2]
+    assert counts == [1, 1, 1, 1, 1, 1, 2]
     instrumentor.uninstrument()
     assert module.answer is originals[0]
-    assert module.Bot.__dict__["answer"] is originals[1]
-    assert module.Bot.__dict__["quick"] is originals[2]
+    assert all(module.Bot.__dict__[n] is o for n, o in zip(names, originals[1:], strict=True))
+
+
+def test_uninstrument_from_a_second_instance_restores_the_target(
+    app: str, spans: tuple[TracerProvider, InMemorySpanExporter]
+) -> None:
+    """BaseInstrumentor is a singleton: constructing it again must not forget what it wrapped."""
+    provider, exporter = spans
+    module = __import__(app)
+    originals = (module.answer, module.Bot.__dict__["quick"])
+    CitationAuditInstrumentor().instrument(targets=[f"{app}:answer", f"{app}:Bot.quick"],
+                                           tracer_provider=provider)
+    assert module.answer is not originals[0]
+    CitationAuditInstrumentor().uninstrument()
+    assert module.answer is originals[0]
+    assert module.Bot.__dict__["quick"] is originals[1]
+    module.answer(module.DOCS)
+    assert not [s for s in exporter.get_finished_spans() if s.name == semconv.SPAN_AUDIT]
 
 
 def test_instrumenting_twice_does_not_double_wrap(
@@ -100,7 +129,6 @@ def test_module_imported_later_is_wrapped_on_import(
     (tmp_path / f"{later}.py").write_text(APP)
     try:
         module = __import__(later)
-        assert hasattr(module.answer, "__vcg_otel_plan__")
         module.answer(module.DOCS)
         assert any(s.name == semconv.SPAN_AUDIT for s in exporter.get_finished_spans())
     finally:
@@ -111,12 +139,15 @@ def test_targets_come_from_the_environment(
     app: str, spans: tuple[TracerProvider, InMemorySpanExporter],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    provider, _ = spans
+    provider, exporter = spans
     monkeypatch.setenv("VCG_OTEL_TARGETS", f" {app}:answer , {app}:Bot.answer ")
     CitationAuditInstrumentor().instrument(tracer_provider=provider)
     module = __import__(app)
-    assert hasattr(module.answer, "__vcg_otel_plan__")
-    assert hasattr(module.Bot.answer, "__vcg_otel_plan__")
+    module.answer(module.DOCS)
+    module.Bot().answer(module.DOCS)
+    module.Bot.quick(module.DOCS)  # not a target
+    audits = [s for s in exporter.get_finished_spans() if s.name == semconv.SPAN_AUDIT]
+    assert sorted(s.attributes[semconv.COUNT_TOTAL] for s in audits) == [1, 2]
 
 
 @pytest.mark.parametrize("bad", ["no_colon", "a:b:c", ":f", "m:", "m:Class..f"])

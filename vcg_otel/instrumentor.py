@@ -21,6 +21,7 @@ from typing import Any
 
 import wrapt
 from opentelemetry.instrumentation.instrumentor import BaseInstrumentor  # type: ignore[attr-defined]
+from opentelemetry.instrumentation.utils import unwrap
 
 from .decorator import audited_citations
 from .otel import semconv
@@ -48,12 +49,16 @@ def parse_target(target: str) -> tuple[str, list[str]]:
 
 
 class CitationAuditInstrumentor(BaseInstrumentor):  # type: ignore[misc]
-    """Wraps functions and methods named by import path with ``@audited_citations``."""
+    """Wraps functions and methods named by import path with ``@audited_citations``.
 
-    def __init__(self) -> None:
-        super().__init__()
-        self._originals: list[tuple[Any, str, Any]] = []
-        self._active = False
+    ``BaseInstrumentor`` is a singleton whose ``__init__`` runs on every construction, so all
+    state is created in ``_instrument`` (never in ``__init__``): ``instrument()`` and
+    ``uninstrument()`` may come from separately constructed instances, as with contrib
+    instrumentors.
+    """
+
+    _wrapped: tuple[tuple[Any, str, Any], ...] = ()  # (owner, name, wrapper set), in order
+    _run: object | None = None  # identifies the current instrument() call for import hooks
 
     def instrumentation_dependencies(self) -> Collection[str]:
         return ()  # it instruments the application's own code, not a library
@@ -70,12 +75,15 @@ class CitationAuditInstrumentor(BaseInstrumentor):  # type: ignore[misc]
 
             options["judge"] = LiteLLMJudge(model)
         decorate = audited_citations(**options)
-        self._active = True
+        self._wrapped = ()
+        run = self._run = object()
         for target in targets:
             module, parts = parse_target(target)
 
             def hook(mod: Any, parts: list[str] = parts, target: str = target) -> None:
-                if self._active:
+                # Import hooks cannot be unregistered: a hook left from an earlier
+                # instrument() (or after uninstrument()) does nothing.
+                if self._run is run:
                     self._wrap(mod, parts, target, decorate)
 
             if module in sys.modules:
@@ -95,23 +103,42 @@ class CitationAuditInstrumentor(BaseInstrumentor):  # type: ignore[misc]
                 logger.warning("vcg_otel: target %s not found", target)
                 return
         name = parts[-1]
-        raw = owner.__dict__.get(name) if isinstance(owner, type) else getattr(owner, name, None)
+        # On a class, the raw attribute (a staticmethod or classmethod object, not what
+        # attribute access binds), which is also what wrapt wraps.
+        raw = vars(owner).get(name) if isinstance(owner, type) else getattr(owner, name, None)
         if raw is None:
             logger.warning("vcg_otel: target %s not found", target)
             return
         func = raw.__func__ if isinstance(raw, (staticmethod, classmethod)) else raw
-        if hasattr(func, "__vcg_otel_plan__"):
-            return  # already audited: never wrap twice
-        wrapped = decorate(func)
-        if isinstance(raw, staticmethod):
-            wrapped = staticmethod(wrapped)
-        elif isinstance(raw, classmethod):
-            wrapped = classmethod(wrapped)
-        setattr(owner, name, wrapped)
-        self._originals.append((owner, name, raw))
+        if hasattr(func, "__vcg_otel_plan__") or any(
+                o is owner and n == name for o, n, _ in self._wrapped):
+            return  # already audited (by the decorator or by us): never wrap twice
+        audited = decorate(func)  # once: the decorator binds arguments by func's signature
+
+        def call(wrapped: Any, instance: Any, args: tuple[Any, ...],
+                 kwargs: dict[str, Any]) -> Any:
+            # wrapt passes the object a method is bound to (the class for a classmethod,
+            # None for a function or a staticmethod); the audited function takes it first.
+            if instance is None:
+                return audited(*args, **kwargs)
+            return audited(instance, *args, **kwargs)
+
+        wrapt.wrap_function_wrapper(owner, name, call)
+        current = vars(owner)[name] if isinstance(owner, type) else getattr(owner, name)
+        self._wrapped += ((owner, name, current),)
 
     def _uninstrument(self, **kwargs: Any) -> None:
-        self._active = False
-        for owner, name, raw in reversed(self._originals):
-            setattr(owner, name, raw)
-        self._originals.clear()
+        self._run = None
+        for owner, name, wrapper in reversed(self._wrapped):
+            current: Any = vars(owner).get(name) if isinstance(owner, type) else getattr(
+                owner, name, None)
+            if current is not wrapper:  # replaced since (e.g. wrapped again by someone else)
+                logger.warning("vcg_otel: %s.%s changed since it was instrumented; left as is",
+                               getattr(owner, "__name__", owner), name)
+            elif isinstance(wrapper.__wrapped__, (staticmethod, classmethod)):
+                # unwrap() reads the attribute through the descriptor protocol and would put
+                # back a bound function instead of the staticmethod/classmethod object.
+                setattr(owner, name, wrapper.__wrapped__)
+            else:
+                unwrap(owner, name)
+        self._wrapped = ()
