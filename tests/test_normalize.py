@@ -89,6 +89,8 @@ def test_type_errors_name_the_argument() -> None:
         "\u2014\u0301", "\u00b8", "\u2014\u00b8\u2014", "\u0430\u0301", "-- --",
         # found by atheris: a half-width letter that folds to a vowel jamo (a mark here)
         "\uffd3", "a\uffd3b", "\u1100\uffd3",
+        # issue 12: symbols that decompose to a symbol plus a mark NFC will not recompose
+        "\u2adc", "a\u2adcb", "\u2adc\u0301", "\U0001d15e", "\U0001d1c0",
     ],
 )
 def test_any_string_is_handled_without_a_crash(raw: str) -> None:

@@ -209,11 +209,16 @@ def _char_info(ch: str) -> tuple[str, bool]:
     """(folded form, is combining mark) for one character, memoized.
 
     A character that *folds* to a mark counts as one (half-width U+FFD3 folds to the vowel
-    jamo U+116E): otherwise it would survive one normalization and vanish in the next.
+    jamo U+116E): otherwise it would survive one normalization and vanish in the next. For the
+    same reason marks that a fold leaves on a non-alphanumeric base are dropped here, as
+    :func:`_map_run` drops them in a cluster (U+2ADC and some musical symbols decompose to a
+    symbol plus a mark that NFC will not recompose).
     """
     info = _char_memo.get(ch)
     if info is None:
         folded = _fold(ch)
+        if len(folded) > 1 and not folded[0].isalnum() and not _is_mark(folded[0]):
+            folded = folded[0] + "".join(c for c in folded[1:] if not _is_mark(c))
         info = (folded, _is_mark(ch) or (folded != "" and _is_mark(folded[0])))
         if len(_char_memo) < 65536:
             _char_memo[ch] = info
