@@ -1,0 +1,400 @@
+"""The document model: every retrieved chunk under every name a prompt could have shown for it.
+
+An answer cites a document the way its prompt showed it: a file name, a ``source`` path, a
+``doc_id`` in metadata, a framework id, a position in the context list. Frameworks key their
+documents by ids the model never saw (LangChain's in-memory store: UUIDs; Haystack: content
+hashes; LlamaIndex: node UUIDs). Keying documents by one chosen id therefore turns honest
+quotes into ``misattributed`` ones. Here each chunk is reachable under all of its identifiers:
+
+========================  ================================================================
+resolution (telemetry)    identifiers
+========================  ================================================================
+``id``                    the framework id (``id``, ``node_id``/``id_``, a mapping's key), a
+                          top-level ``doc_id``/``document_id``/``source_id``, metadata
+                          (``metadata`` or Haystack's ``meta``) ``id``/``doc_id``/
+                          ``document_id``/``source_id``, LlamaIndex ``ref_doc_id``, and any
+                          ``id_keys=`` the app names
+``path``                  metadata ``source``, ``file_path``, ``file_name`` as given
+``basename``              their last path component (``papers/smith-2026.pdf``: ``smith-2026.pdf``)
+``stem``                  that without its suffix (``smith-2026``)
+``position``              the chunk's place in the list it was retrieved in (see below)
+``case_insensitive``      any of ``id``/``path``/``basename``/``stem``, ignoring case
+========================  ================================================================
+
+Rules (deliberate, and tested):
+
+* A cited identifier resolves to the **group** of chunks that carry it at the strongest level
+  that matches anything (the order of the table). Chunks of one file share its ``source`` and
+  so form one group; the quote is ``found`` if it is in any chunk of the group, and the match
+  names that chunk (:attr:`GateMatch.document_id`) and the offsets in its text. An identifier
+  several files share (two ``README.md`` in different folders cited as ``README``) resolves to
+  all of them: the answer could not have been more precise under that name.
+* **Positions**: apps number their context from 0 (LangChain's citation how-to, Anthropic's
+  ``document_index``) or from 1 (LlamaIndex's ``CitationQueryEngine``, "[1]" styles). By
+  default a cited number ``n`` resolves to the chunks at 0-based positions ``n`` *and*
+  ``n - 1``: an honest citation is found under either convention, at the price of not
+  calling a quote from the neighbouring chunk misattributed. ``position_base=0`` or ``1``
+  makes it strict. A number that is also an explicit identifier (``id`` level) of some chunk
+  means that identifier only; positions are never consulted then.
+* ``misattributed`` means the quote is in a chunk that carries none of the cited identifiers;
+  a quote in no chunk at all is ``not_found`` with reason ``no_match`` when the identifier
+  resolved, ``unknown_document`` only when it did not.
+* With no documents at all nothing can be checked: :meth:`DocumentSet.gate` returns ``None``
+  and the citation is ``unverifiable`` (never ``not_found``: no false fabrication).
+
+The same chunk reached twice (in the arguments and in the result, or in two outputs of one
+Haystack pipeline) is kept once, with the position of its first list.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, fields
+from typing import Any
+
+from .audit.models import Citation
+from .gate import Corpus, GateMatch, parse_quote, quote_gate, span_gate
+from .gate.api import MAX_QUOTE_CHARS
+from .gate.search import DEFAULT_MAX_GAP
+
+__all__ = [
+    "DOCUMENT_KEYS",
+    "Chunk",
+    "DocumentSet",
+    "Resolution",
+    "ResolvedMatch",
+    "find_chunks",
+]
+
+#: Keys and attributes under which results and arguments hold their documents.
+DOCUMENT_KEYS = ("documents", "docs", "context", "source_documents", "sources", "source_nodes")
+# Containers whose *values* are searched for documents too (Haystack ``Pipeline.run`` outputs
+# are ``{component: {socket: value}}``; ``answers`` hold ``GeneratedAnswer.documents``).
+_NESTED_KEYS = ("answers", "answer")
+_ID_ATTRS = ("id", "node_id", "id_", "doc_id", "document_id", "source_id")
+_META_IDS = ("id", "doc_id", "document_id", "source_id")
+_META_PATHS = ("source", "file_path", "file_name")
+_MAX_DEPTH = 6
+
+_LEVELS = ("id", "path", "basename", "stem", "position", "case_insensitive")
+Resolution = str  # one of _LEVELS, or "unresolved"
+Names = list[tuple[str, str]]  # (identifier, level), strongest first
+Found = tuple[str, "int | None", Names]  # (text, position, names)
+
+
+def _get(obj: Any, key: str) -> Any:
+    if isinstance(obj, Mapping):
+        return obj.get(key)
+    if obj is None or isinstance(obj, (str, bytes, int, float, bool)):
+        return None
+    try:
+        return getattr(obj, key, None)
+    except Exception:  # a property that raises is simply not there
+        return None
+
+
+def _ident(value: Any) -> str | None:
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        return None
+    text = str(value).strip()
+    return text or None
+
+
+def _text(item: Any) -> str | None:
+    for key in ("text", "content", "page_content"):
+        value = _get(item, key)
+        if isinstance(value, str):
+            return value
+    getter = _get(item, "get_content")
+    if callable(getter):
+        try:
+            value = getter()
+        except Exception:
+            return None
+        return value if isinstance(value, str) else None
+    return None
+
+
+def _metadata(item: Any) -> Mapping[str, Any]:
+    for key in ("metadata", "meta"):
+        value = _get(item, key)
+        if isinstance(value, Mapping):
+            return value
+    return {}
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """One retrieved document or chunk.
+
+    Attributes:
+        key: unique within its set; the name the gate, reports and telemetry use for it.
+        text: what the prompt could show.
+        position: 0-based place in the list it came from (``None`` for a mapping entry).
+        names: ``(identifier, level)`` pairs, strongest first (levels as in the module doc).
+    """
+
+    key: str
+    text: str
+    position: int | None
+    names: tuple[tuple[str, str], ...]
+
+
+def _names(item: Any, id_keys: Sequence[str]) -> Names:
+    names: Names = []
+    for attr in _ID_ATTRS:
+        ident = _ident(_get(item, attr))
+        if ident is not None:
+            names.append((ident, "id"))
+    ref = _ident(_get(item, "ref_doc_id"))  # LlamaIndex: the file a node was split from
+    if ref is not None:
+        names.append((ref, "id"))
+    meta = _metadata(item)
+    for key in (*id_keys, *_META_IDS):
+        ident = _ident(meta.get(key))
+        if ident is not None:
+            names.append((ident, "id"))
+    paths = [p for p in (_ident(meta.get(k)) for k in _META_PATHS) if p is not None]
+    names.extend((p, "path") for p in paths)
+    for p in paths:
+        base = posixpath.basename(p.replace("\\", "/").rstrip("/"))
+        if base:
+            names.append((base, "basename"))
+            stem = base.rsplit(".", 1)[0] if "." in base.lstrip(".") else base
+            names.append((stem, "stem"))
+    seen: set[str] = set()
+    unique = []
+    for ident, level in names:
+        if ident not in seen:
+            seen.add(ident)
+            unique.append((ident, level))
+    return unique
+
+
+def _chunk_of(item: Any, id_keys: Sequence[str]) -> tuple[str, Names] | None:
+    if isinstance(item, str):
+        return item, []
+    node = _get(item, "node")  # LlamaIndex NodeWithScore: the node carries ref_doc_id
+    target = node if node is not None and _text(node) is not None else item
+    text = _text(target)
+    if text is None:
+        return None
+    return text, _names(target, id_keys)
+
+
+def find_chunks(obj: Any, id_keys: Sequence[str] = ()) -> Iterator[Found]:
+    """Every document found in ``obj``: ``(text, position, names)``, in order.
+
+    Reads a mapping of id to text; lists of strings, dicts or framework documents (LangChain
+    ``Document``, Haystack ``Document``, LlamaIndex nodes and ``NodeWithScore``); and, nested,
+    the keys and attributes in :data:`DOCUMENT_KEYS` (plus ``answers``/``answer`` and
+    Haystack's ``{component: {socket: value}}`` pipeline outputs). Nothing framework-specific
+    is imported: everything is duck-typed.
+    """
+    yield from _walk(obj, tuple(id_keys), 0)
+
+
+def _walk(obj: Any, id_keys: tuple[str, ...], depth: int) -> Iterator[Found]:
+    if depth > _MAX_DEPTH or obj is None or isinstance(obj, (str, bytes)):
+        return
+    if isinstance(obj, Mapping):
+        if obj and all(isinstance(v, str) for v in obj.values()):
+            for k, v in obj.items():
+                ident = _ident(k)
+                yield v, None, [] if ident is None else [(ident, "id")]
+            return
+        for key in (*DOCUMENT_KEYS, *_NESTED_KEYS):
+            if key in obj:
+                yield from _walk(obj[key], id_keys, depth + 1)
+        for value in obj.values():  # Haystack pipeline outputs: {component: {socket: value}}
+            if isinstance(value, Mapping):
+                yield from _walk(value, id_keys, depth + 1)
+        return
+    if isinstance(obj, (list, tuple)):
+        for position, item in enumerate(obj):
+            found = _chunk_of(item, id_keys)
+            if found is not None:
+                yield found[0], position, found[1]
+            elif not isinstance(item, str):
+                yield from _walk(item, id_keys, depth + 1)  # e.g. a list of GeneratedAnswer
+        return
+    if _text(obj) is not None and (_get(obj, "id") is not None or _metadata(obj)):
+        found = _chunk_of(obj, id_keys)  # a single document returned on its own
+        if found is not None:
+            yield found[0], 0, found[1]
+            return
+    for key in (*DOCUMENT_KEYS, *_NESTED_KEYS):
+        inner = _get(obj, key)
+        if inner is not None and inner is not obj:
+            yield from _walk(inner, id_keys, depth + 1)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class ResolvedMatch(GateMatch):
+    """A gate match that also says how the cited identifier was resolved.
+
+    Attributes:
+        resolution: the level that matched (``id``, ``path``, ``basename``, ``stem``,
+            ``position``, ``case_insensitive``) or ``unresolved``.
+        group: keys of every chunk the identifier resolved to (the quote was searched in all).
+    """
+
+    resolution: Resolution = "unresolved"
+    group: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, object]:
+        data = GateMatch.to_dict(self)
+        data["resolution"] = self.resolution
+        data["group"] = list(self.group)
+        return data
+
+
+def _resolved(match: GateMatch, cited: str | None, how: Resolution,
+              group: tuple[str, ...]) -> ResolvedMatch:
+    values = {f.name: getattr(match, f.name) for f in fields(GateMatch)}
+    values["cited_document_id"] = cited
+    return ResolvedMatch(**values, resolution=how, group=group)
+
+
+class DocumentSet(Corpus):
+    """The retrieved chunks of one request, reachable under every identifier they carry.
+
+    A :class:`~vcg_otel.gate.Corpus` keyed by :attr:`Chunk.key` (so the judge's source window
+    and every gate function work on it unchanged), plus an identifier table. Pass it wherever
+    documents are accepted; :meth:`gate` checks a citation against the group its identifier
+    names.
+
+    Args:
+        chunks: from :meth:`from_sources` (usual) or built by hand.
+        position_base: ``None`` (default) accepts 0- and 1-based positions; ``0`` or ``1``
+            accepts only that one.
+    """
+
+    def __init__(self, chunks: Iterable[Chunk] = (), *, position_base: int | None = None) -> None:
+        super().__init__()
+        if position_base not in (None, 0, 1):
+            raise ValueError("position_base must be None, 0 or 1")
+        self.position_base = position_base
+        self.chunks: list[Chunk] = []
+        self._table: dict[str, dict[str, list[str]]] = {level: {} for level in _LEVELS}
+        for chunk in chunks:
+            self._add_chunk(chunk)
+
+    @classmethod
+    def from_sources(cls, *sources: Any, id_keys: Sequence[str] = (),
+                     position_base: int | None = None) -> DocumentSet:
+        """Gather the documents of several arguments/results (see :func:`find_chunks`).
+
+        The same chunk found twice (same framework identifiers and text) is kept once.
+        """
+        made = cls(position_base=position_base)
+        seen: set[tuple[str, tuple[tuple[str, str], ...]]] = set()
+        for source in sources:
+            for text, position, names in find_chunks(source, id_keys):
+                ident = (text, tuple(n for n in names if n[1] == "id"))
+                if ident in seen:
+                    continue
+                seen.add(ident)
+                made.add_chunk(text, names, position)
+        return made
+
+    # -- building ------------------------------------------------------------------------------
+
+    def add_chunk(self, text: str, names: Sequence[tuple[str, str]] = (),
+                  position: int | None = None) -> Chunk:
+        """Add one chunk; its key is its first name (made unique), else ``str(position)``."""
+        primary = names[0][0] if names else (str(position) if position is not None
+                                             else str(len(self.chunks)))
+        key = primary
+        if key in self:
+            key = f"{primary}#{position if position is not None else len(self.chunks)}"
+            while key in self:
+                key += "'"
+        chunk = Chunk(key, text, position, tuple(names))
+        self._add_chunk(chunk)
+        return chunk
+
+    def _add_chunk(self, chunk: Chunk) -> None:
+        if chunk.key in self:
+            raise ValueError(f"duplicate chunk key {chunk.key!r}")
+        self.add(chunk.key, chunk.text)
+        self.chunks.append(chunk)
+        for ident, level in chunk.names:  # the key itself is a name only if it is one
+            self._table[level].setdefault(ident, []).append(chunk.key)
+            if level != "position":
+                self._table["case_insensitive"].setdefault(ident.casefold(), []).append(chunk.key)
+        if chunk.position is not None:
+            self._table["position"].setdefault(str(chunk.position), []).append(chunk.key)
+
+    # -- resolving -----------------------------------------------------------------------------
+
+    def resolve(self, cited: str | None) -> tuple[tuple[str, ...], Resolution]:
+        """The chunk keys a cited identifier names, and at which level (module doc rules)."""
+        if cited is None:
+            return (), "unresolved"
+        ident = cited.strip()
+        if ident.startswith("[") and ident.endswith("]"):
+            ident = ident[1:-1].strip()
+        for level in ("id", "path", "basename", "stem"):
+            keys = self._table[level].get(ident)
+            if keys:
+                return _unique(keys), level
+        positions = self._positions(ident)
+        if positions:
+            return positions, "position"
+        folded = self._table["case_insensitive"].get(ident.casefold())
+        if folded:
+            return _unique(folded), "case_insensitive"
+        return (), "unresolved"
+
+    def _positions(self, ident: str) -> tuple[str, ...]:
+        if not ident.isdigit() or len(ident) > 9:
+            return ()
+        n = int(ident)
+        wanted = [n] if self.position_base == 0 else [n - 1] if self.position_base == 1 else [
+            n, n - 1]
+        table = self._table["position"]
+        return _unique([k for p in wanted if p >= 0 for k in table.get(str(p), ())])
+
+    # -- the gate ------------------------------------------------------------------------------
+
+    def gate(self, citation: Citation, max_gap: int = DEFAULT_MAX_GAP) -> ResolvedMatch | None:
+        """Check one citation against the chunks its identifier names.
+
+        Returns ``None`` when nothing can be checked: the citation has neither a quote nor
+        offsets, or there are no documents at all (the citation is then ``unverifiable``).
+        """
+        if len(self) == 0:
+            return None
+        cited = citation.document_id
+        group, how = self.resolve(cited)
+        if citation.has_offsets:
+            assert citation.start is not None and citation.end is not None
+            last = None
+            for key in group or (cited or "",):
+                last = span_gate(key, citation.start, citation.end, self, quote=citation.quote,
+                                 chunk=citation.chunk, max_gap=max_gap)
+                if last.found:
+                    break
+            assert last is not None
+            return _resolved(last, cited, how, group)
+        quote = citation.quote
+        if quote is None:
+            return None
+        if not group:  # unresolvable: the plain gate says misattributed or unknown_document
+            return _resolved(quote_gate(quote, None, self, max_gap=max_gap), cited, how, group)
+        if len(quote) <= MAX_QUOTE_CHARS:
+            parsed = parse_quote(quote)
+            if not parsed.empty:
+                for key in group:
+                    if self.find_in(key, parsed, max_gap) is not None:
+                        match = quote_gate(quote, key, self, max_gap=max_gap)
+                        return _resolved(match, cited, how, group)
+        # In no chunk of the group: the plain gate against the first one excludes it, and the
+        # others were just searched, so anything it finds is outside the group.
+        return _resolved(quote_gate(quote, group[0], self, max_gap=max_gap), cited, how, group)
+
+
+def _unique(keys: Iterable[str]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(keys))
