@@ -16,7 +16,8 @@ of Python objects:
   quotes, dashes, exotic spaces) and a small, case-closed table of look-alike letters. Zero-width
   characters and soft hyphens are removed. Mappings are memoized per character.
 * **Stage B, layout.** Whitespace runs collapse to one space and are trimmed at the ends, a
-  hyphen followed by a line break inside a word is removed (``transfor-\\nmation``), and dash
+  hyphen followed by a line break inside a word is removed (``transfor-\\nmation``; a hyphen
+  repeated at the start of the next line, ``Long-\\n-horizon``, is one hyphen), and dash
   forms (``--``, ``—``, a spaced hyphen) become one canonical `` - ``.
 
 Numbers, decimal points, ``%`` and all other punctuation are preserved: ``3.5%`` never matches
@@ -30,6 +31,8 @@ import unicodedata
 from bisect import bisect_right
 from dataclasses import dataclass
 
+from .markup import blank_skippable, has_markup, markup_edits
+
 __all__ = ["NormalizedText", "OffsetMap", "normalize", "normalize_with_map"]
 
 # Typography folded to ASCII. Applied after NFKC_Casefold, so only characters that survive
@@ -41,7 +44,8 @@ _TYPOGRAPHY: dict[str, str] = {
     "\u00ab": '"', "\u00bb": '"', "\u2039": "'", "\u203a": "'", "\u02bc": "'", "\uff02": '"',
     "\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-", "\u2212": "-", "\ufe63": "-",
     "\u2014": "--", "\u2015": "--", "\u2e3a": "--", "\u2e3b": "--", "\ufe58": "--",
-    "\u2022": "*", "\u00b7": "*",
+    "\u2022": "*", "\u00b7": "*", "\u2023": "*", "\u2043": "*", "\u2219": "*", "\u25e6": "*",
+    "\u25aa": "*", "\u25cf": "*",
 }
 
 # Look-alike letters folded to Latin. Only letters whose upper- *and* lower-case forms are both
@@ -64,7 +68,8 @@ _INVISIBLE = frozenset("\u00ad\u200b\u200c\u200d\u2060\ufeff\u180e\u2061\u2062\u
 # followed by more whitespace or a hyphen. What a match becomes is decided in _layout_repl.
 _WS_TAIL = r"\s*(?:--+\s*|-\s+)?"
 _LAYOUT = re.compile(
-    r"-(?:(?<=\w-)[ \t]*(?:\r\n|\r|\n)[ \t]*(?=\w)|-+\s*)"
+    r"-(?:(?<=\w-)[ \t]*(?:\r\n|\r|\n)[ \t]*(?=\w)"
+    r"|(?<=\w-)[ \t]*(?:\r\n|\r|\n)[ \t]*-(?=\w)|-+\s*)"
     r"| (?=[\s-])" + _WS_TAIL
     + "".join(f"|{c}{_WS_TAIL}" for c in (r"\t", r"\n", r"\r", r"\x0b", r"\x0c"))
 )
@@ -287,6 +292,45 @@ def _stage_a(text: str, writer: _UnitWriter) -> str:
     return writer.finish(text)
 
 
+# --- stage M: markup ---------------------------------------------------------------------
+
+# Markup removal runs until nothing changes (a decoded "&lt;b&gt;" is a tag to the next pass,
+# as it is in a quote copied from the rendered page); this many passes at most.
+_MARKUP_PASSES = 3
+
+
+def _fold_replacement(text: str) -> str:
+    """A decoded entity, folded as stage A would have (a lone combining mark is dropped)."""
+    if text.isascii():
+        return text.lower()
+    return "".join(f for f, is_mark in map(_char_info, text) if not is_mark)
+
+
+def _stage_m(text: str, writer: _UnitWriter) -> str:
+    for start, end, repl in markup_edits(text):
+        writer.copy_until(text, start)
+        writer.replace(start, end, _fold_replacement(repl))
+    return writer.finish(text)
+
+
+def _markup_passes(text: str) -> tuple[str, list[_UnitWriter], list[int]]:
+    """Stage M to a fixed point; the writers of the passes that changed something, and the
+    length of the text after each of them."""
+    writers: list[_UnitWriter] = []
+    lengths: list[int] = []
+    for _ in range(_MARKUP_PASSES):
+        if not has_markup(text):
+            break
+        writer = _UnitWriter()
+        out = _stage_m(text, writer)
+        if out == text:
+            break
+        writers.append(writer)
+        lengths.append(len(out))
+        text = out
+    return text, writers, lengths
+
+
 # --- stage B: layout ---------------------------------------------------------------------
 
 
@@ -296,6 +340,8 @@ def _layout_repl(matched: str) -> str:
         return " "
     if matched[0] == "-" and "-" not in matched[1:] and matched[1:].strip(" \t"):
         return ""  # a hyphen + line break inside a word: join the word
+    if matched[-1] == "-" and matched[0] == "-" and matched[1:-1].strip(" \t"):
+        return "-"  # a real hyphen repeated after the line break ("Long-\n-horizon"): keep one
     core = matched.strip()
     if core == "-" or (core.strip("-") == "" and len(core) >= 2):
         return " - "
@@ -342,27 +388,40 @@ _CHUNK = 1 << 16
 _CUT = re.compile(r"[A-Za-z0-9](?=[A-Za-z0-9])")
 
 
-def _normalize(text: str) -> tuple[str, OffsetMap, OffsetMap]:
+def _normalize(text: str) -> tuple[str, OffsetMap, tuple[OffsetMap, ...], OffsetMap]:
+    """Normalized text and the maps of stage A, of each stage-M pass, and of stage B."""
     if len(text) <= _CHUNK:
         a, b = _UnitWriter(), _UnitWriter()
-        out = _stage_b(_stage_a(text, a), b, True, True)
-        return out, a.offset_map(), b.offset_map()
+        view, passes, _ = _markup_passes(_stage_a(text, a))
+        out = _stage_b(blank_skippable(view), b, True, True)
+        markup = tuple(w.offset_map() for w in passes)
+        return out, a.offset_map(), markup, b.offset_map()
     chars, layout = _UnitWriter(), _UnitWriter()
+    markup_acc = [_UnitWriter() for _ in range(_MARKUP_PASSES)]
+    # pos[k]: output length so far after stage A (k=0) and after markup pass k.
+    pos = [0] * (_MARKUP_PASSES + 1)
     pieces: list[str] = []
-    start = mid_pos = out_pos = 0
+    start = out_pos = 0
     while start < len(text):
         cut = _CUT.search(text, start + _CHUNK) if start + _CHUNK < len(text) else None
         end = cut.end() if cut else len(text)
         a, b = _UnitWriter(), _UnitWriter()
         mid = _stage_a(text[start:end], a)
-        out = _stage_b(mid, b, start == 0, end == len(text))
-        a.shifted_into(chars, mid_pos, start)
-        b.shifted_into(layout, out_pos, mid_pos)
+        view, passes, lengths = _markup_passes(mid)
+        out = _stage_b(blank_skippable(view), b, start == 0, end == len(text))
+        chunk_lengths = [len(mid), *lengths]
+        chunk_lengths += [len(view)] * (_MARKUP_PASSES + 1 - len(chunk_lengths))
+        a.shifted_into(chars, pos[0], start)
+        for k, writer in enumerate(passes):
+            writer.shifted_into(markup_acc[k], pos[k + 1], pos[k])
+        b.shifted_into(layout, out_pos, pos[-1])
+        for k, length in enumerate(chunk_lengths):
+            pos[k] += length
         pieces.append(out)
-        mid_pos += len(mid)
         out_pos += len(out)
         start = end
-    return "".join(pieces), chars.offset_map(), layout.offset_map()
+    markup = tuple(w.offset_map() for w in markup_acc if w.n_starts)
+    return "".join(pieces), chars.offset_map(), markup, layout.offset_map()
 
 
 @dataclass(frozen=True, slots=True)
@@ -370,20 +429,24 @@ class NormalizedText:
     """A normalized string with the maps that lead back to the original.
 
     ``text`` is what the gate searches; :meth:`original_span` turns a half-open range in it into
-    the half-open range of the original string it came from.
+    the half-open range of the original string it came from (through the layout map, the
+    markup passes in reverse order, then the character map).
     """
 
     original: str
     text: str
     chars: OffsetMap
     layout: OffsetMap
+    markup: tuple[OffsetMap, ...] = ()
 
     def original_span(self, start: int, end: int) -> tuple[int, int]:
         """Half-open original offsets for the normalized range ``[start, end)``."""
-        mid_start = self.layout.start(start)
-        mid_end = self.layout.end(end) if end > start else mid_start
-        o_start = self.chars.start(mid_start)
-        o_end = self.chars.end(mid_end) if mid_end > mid_start else o_start
+        o_start = self.layout.start(start)
+        o_end = self.layout.end(end) if end > start else o_start
+        for offset_map in (*reversed(self.markup), self.chars):
+            mapped = offset_map.start(o_start)
+            o_end = offset_map.end(o_end) if o_end > o_start else mapped
+            o_start = mapped
         return o_start, o_end
 
 
@@ -395,8 +458,8 @@ def normalize_with_map(text: str) -> NormalizedText:
     """
     if not isinstance(text, str):
         raise TypeError(f"text must be str, not {type(text).__name__}")
-    out, chars, layout = _normalize(text)
-    return NormalizedText(text, out, chars, layout)
+    out, chars, markup, layout = _normalize(text)
+    return NormalizedText(text, out, chars, layout, markup)
 
 
 def normalize(text: str) -> str:
@@ -412,5 +475,7 @@ def normalize(text: str) -> str:
     if len(text) <= _CHUNK:
         mid = text.lower() if text.isascii() else text.translate(_FOLD_TABLE)
         if not (_MARKS_SEEN and not _MARKS_SEEN.isdisjoint(text)):
-            return _stage_b(mid, _UnitWriter(), True, True)
+            if has_markup(mid):
+                mid = _markup_passes(mid)[0]
+            return _stage_b(blank_skippable(mid), _UnitWriter(), True, True)
     return _normalize(text)[0]
