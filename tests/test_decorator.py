@@ -14,6 +14,10 @@ from opentelemetry.sdk.metrics.export import InMemoryMetricReader
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.semconv._incubating.attributes.gen_ai_attributes import (
+    GEN_AI_OPERATION_NAME,
+    GEN_AI_TOKEN_TYPE,
+)
 from opentelemetry.trace import StatusCode
 
 from vcg_otel import AuditedResult, CitationViolation, JudgeResponse, Usage, audited_citations
@@ -54,6 +58,10 @@ class Telemetry:
     def spans(self, name: str | None = None) -> list[ReadableSpan]:
         return [s for s in self.exporter.get_finished_spans() if name is None or s.name == name]
 
+    def judges(self) -> list[ReadableSpan]:
+        """Judge calls: GenAI client spans, named "chat <model>" (tests/test_genai_spans.py)."""
+        return [s for s in self.spans() if GEN_AI_OPERATION_NAME in (s.attributes or {})]
+
     def metric_points(self, name: str) -> list[tuple[dict[str, Any], float]]:
         data = self.reader.get_metrics_data()
         out = []
@@ -89,7 +97,7 @@ def test_span_tree_kinds_and_attributes(telemetry: Telemetry) -> None:
     (audit,) = telemetry.spans(semconv.SPAN_AUDIT)
     checks = sorted(telemetry.spans(semconv.SPAN_CHECK),
                     key=lambda s: s.attributes[semconv.CITATION_INDEX])
-    judges = telemetry.spans(semconv.SPAN_JUDGE)
+    judges = telemetry.judges()
     assert audit.attributes[semconv.OPENINFERENCE_SPAN_KIND] == "GUARDRAIL"
     assert [c.attributes[semconv.OPENINFERENCE_SPAN_KIND] for c in checks] == ["EVALUATOR"] * 4
     assert all(c.parent.span_id == audit.context.span_id for c in checks)
@@ -136,7 +144,7 @@ def test_metrics_count_stages_verdicts_tokens_and_durations(telemetry: Telemetry
     assert audits[("gate", "found")] == 2 and audits[("gate", "not_found")] == 1
     assert audits[("gate", "misattributed")] == 1 and audits[("judge", "supports")] == 2
     assert audits[("final", "supports")] == 2 and audits[("final", "not_found")] == 1
-    tokens = {a[semconv.ATTR_TOKEN_TYPE]: v
+    tokens = {a[GEN_AI_TOKEN_TYPE]: v
               for a, v in telemetry.metric_points(semconv.METRIC_TOKENS)}
     assert tokens == {"input": 400, "output": 60}
     durations = {a[semconv.ATTR_STAGE]: n
@@ -155,7 +163,7 @@ def test_fail_closed_judge_emits_event_and_metric(telemetry: Telemetry) -> None:
     assert check.attributes[semconv.JUDGE_FAIL_CLOSED] is True
     (event,) = [e for e in check.events if e.name == semconv.EVENT_FAIL_CLOSED]
     assert event.attributes[semconv.EVENT_ATTR_REASON] == "no_json"
-    (judge,) = telemetry.spans(semconv.SPAN_JUDGE)
+    (judge,) = telemetry.judges()
     assert judge.status.status_code is StatusCode.ERROR
     assert telemetry.metric_points(semconv.METRIC_FAIL_CLOSED) == [({"reason": "no_json"}, 1)]
 
@@ -192,7 +200,7 @@ def test_check_events_mode_keeps_judge_spans_and_fail_closed_events(
 
     answer(DOCS)
     (audit,) = telemetry.spans(semconv.SPAN_AUDIT)
-    judges = telemetry.spans(semconv.SPAN_JUDGE)
+    judges = telemetry.judges()
     assert len(judges) == 2 and not telemetry.spans(semconv.SPAN_CHECK)
     assert all(j.parent.span_id == audit.context.span_id for j in judges)
     (failed,) = [e for e in audit.events if e.name == semconv.EVENT_FAIL_CLOSED]
@@ -326,7 +334,7 @@ def test_background_judging_returns_at_once_and_parents_correctly(telemetry: Tel
     assert runner.flush(5)
     (audit,) = telemetry.spans(semconv.SPAN_AUDIT)
     (check,) = telemetry.spans(semconv.SPAN_CHECK)
-    (judge,) = telemetry.spans(semconv.SPAN_JUDGE)
+    (judge,) = telemetry.judges()
     assert check.parent.span_id == audit.context.span_id
     assert judge.parent.span_id == check.context.span_id
     assert check.attributes[semconv.VERDICT] == "supports"

@@ -26,8 +26,9 @@ def requirements(extra: str | None = None) -> list[Requirement]:
     return [Requirement(r) for r in raw]
 
 
-def test_core_depends_on_the_opentelemetry_api_only() -> None:
-    assert [r.name for r in requirements()] == ["opentelemetry-api"]
+def test_core_depends_on_the_opentelemetry_api_and_semantic_conventions_only() -> None:
+    assert [r.name for r in requirements()] == ["opentelemetry-api",
+                                                "opentelemetry-semantic-conventions"]
 
 
 def test_litellm_range_excludes_every_compromised_release() -> None:

@@ -1,6 +1,9 @@
 """The metric instruments, created once per meter provider, and what one report adds to them.
 
-Through the OpenTelemetry metrics API only: with no SDK configured every call is a no-op.
+Ours (``citation.*``) and the GenAI conventions' client metrics for the judge calls
+(``gen_ai.client.token.usage``, ``gen_ai.client.operation.duration``, with the conventions'
+attributes and bucket advice). Through the OpenTelemetry metrics API only: with no SDK
+configured every call is a no-op.
 """
 
 from __future__ import annotations
@@ -11,10 +14,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from opentelemetry import metrics
+from opentelemetry.semconv._incubating.attributes import gen_ai_attributes as ga
 
 from .._version import __version__
-from ..audit.models import AuditReport
-from . import semconv
+from ..audit.models import AuditReport, AuditResult
+from . import genai, semconv
 
 __all__ = ["Instruments", "instruments_for", "record_metrics"]
 
@@ -26,6 +30,8 @@ class Instruments:
     tokens: metrics.Counter
     duration: metrics.Histogram
     dropped: metrics.Counter
+    genai_tokens: metrics.Histogram
+    genai_duration: metrics.Histogram
 
 
 _lock = threading.Lock()
@@ -55,9 +61,35 @@ def instruments_for(meter_provider: metrics.MeterProvider | None = None) -> Inst
             dropped=meter.create_counter(
                 semconv.METRIC_DROPPED, "{audit}",
                 "Audits dropped because the background queue was full"),
+            genai_tokens=meter.create_histogram(
+                genai.METRIC_TOKEN_USAGE, "{token}",
+                "Number of input and output tokens used (judge calls)",
+                explicit_bucket_boundaries_advisory=semconv.GENAI_TOKEN_BUCKETS),
+            genai_duration=meter.create_histogram(
+                genai.METRIC_OPERATION_DURATION, "s", "GenAI operation duration (judge calls)",
+                explicit_bucket_boundaries_advisory=semconv.GENAI_DURATION_BUCKETS),
         )
         _by_provider[key] = (meter_provider, made)
         return made
+
+
+_INPUT = ga.GenAiTokenTypeValues.INPUT.value
+_OUTPUT = ga.GenAiTokenTypeValues.OUTPUT.value
+
+
+def _record_genai(instruments: Instruments, report: AuditReport, r: AuditResult) -> None:
+    v = r.verdict
+    assert v is not None
+    error = None if v.fail_reason is None else v.fail_reason.value
+    attrs = genai.call_attributes(report.judge_model, v.model, error)
+    instruments.genai_duration.record(r.judge_seconds, attrs)
+    usage = r.usage
+    if usage.prompt_tokens or usage.completion_tokens:  # none reported: none recorded
+        attrs.pop(genai.ERROR_TYPE, None)  # not an attribute of the token metric
+        instruments.genai_tokens.record(usage.prompt_tokens,
+                                        {**attrs, ga.GEN_AI_TOKEN_TYPE: _INPUT})
+        instruments.genai_tokens.record(usage.completion_tokens,
+                                        {**attrs, ga.GEN_AI_TOKEN_TYPE: _OUTPUT})
 
 
 def record_metrics(instruments: Instruments, report: AuditReport) -> None:
@@ -65,7 +97,9 @@ def record_metrics(instruments: Instruments, report: AuditReport) -> None:
 
     Counts are summed per attribute set before they are added (one ``add`` per distinct
     stage and verdict, not per citation). Durations: ``gate`` is the gate time of the whole
-    audit, ``judge`` one value per model call, ``audit`` the whole audit.
+    audit, ``judge`` one value per model call, ``audit`` the whole audit. Each model call also
+    records the GenAI client metrics: its duration (with ``error.type`` when it failed closed)
+    and, when the judge reported usage, its input and output tokens.
     """
     duration = instruments.duration
     judge_attrs = {semconv.ATTR_STAGE: semconv.STAGE_JUDGE}
@@ -85,6 +119,7 @@ def record_metrics(instruments: Instruments, report: AuditReport) -> None:
                 duration.record(r.judge_seconds, judge_attrs)
                 prompt_tokens += r.usage.prompt_tokens
                 completion_tokens += r.usage.completion_tokens
+                _record_genai(instruments, report, r)
         counts[semconv.STAGE_FINAL, r.outcome.value] += 1
     for (stage, verdict), n in counts.items():
         instruments.audits.add(n, {semconv.ATTR_STAGE: stage, semconv.VERDICT: verdict})
@@ -93,7 +128,7 @@ def record_metrics(instruments: Instruments, report: AuditReport) -> None:
     if gate_seconds:
         duration.record(gate_seconds, {semconv.ATTR_STAGE: semconv.STAGE_GATE})
     if prompt_tokens:
-        instruments.tokens.add(prompt_tokens, {semconv.ATTR_TOKEN_TYPE: "input"})
+        instruments.tokens.add(prompt_tokens, {ga.GEN_AI_TOKEN_TYPE: _INPUT})
     if completion_tokens:
-        instruments.tokens.add(completion_tokens, {semconv.ATTR_TOKEN_TYPE: "output"})
+        instruments.tokens.add(completion_tokens, {ga.GEN_AI_TOKEN_TYPE: _OUTPUT})
     duration.record(report.duration_seconds, {semconv.ATTR_STAGE: semconv.STAGE_AUDIT})

@@ -1,8 +1,12 @@
-"""Every span, attribute, event and metric name vcg_otel emits — defined here and nowhere else.
+"""Every span, attribute, event and metric name vcg_otel defines — here and nowhere else.
 
 Span kinds follow OpenInference (``openinference.span.kind``), which Phoenix renders; custom
-attributes live under ``citation.``; where a standard name exists (OpenInference's ``llm.*``,
-``input.value``, OpenTelemetry's ``gen_ai.token.type``) it is used.
+attributes live under ``citation.``; where a standard name exists it is used. Names that
+OpenTelemetry's GenAI semantic conventions define (``gen_ai.*``, ``error.type``) are not
+repeated here: they come from the ``opentelemetry-semantic-conventions`` package (see
+:mod:`vcg_otel.otel.genai`). The few convention names that package does not carry (the
+``gen_ai.evaluation.result`` event, the content opt-in variable, the bucket advice) are
+below, marked as such.
 """
 
 from __future__ import annotations
@@ -10,7 +14,8 @@ from __future__ import annotations
 # --- spans -------------------------------------------------------------------------------------
 SPAN_AUDIT = "citation_audit"  # GUARDRAIL, one per audited handler call
 SPAN_CHECK = "citation.check"  # EVALUATOR, one per citation, child of citation_audit
-SPAN_JUDGE = "citation.judge"  # LLM, one per judge call, child of its citation.check
+# The judge call is a GenAI client span named "{gen_ai.operation.name} {gen_ai.request.model}"
+# (e.g. "chat gpt-4o-mini"), OpenInference kind LLM: see vcg_otel.otel.genai.
 
 OPENINFERENCE_SPAN_KIND = "openinference.span.kind"
 KIND_GUARDRAIL = "GUARDRAIL"
@@ -61,8 +66,9 @@ AUDIT_COST = "citation.audit.cost"
 AUDIT_DOCUMENT_COUNT = "citation.audit.document_count"
 AUDIT_BACKGROUND = "citation.audit.background"
 AUDIT_SKIPPED = "citation.audit.skipped"  # citations over the per-audit limit, not audited
+AUDIT_EXTRACT_LIMIT = "citation.audit.extract_limit"  # nodes | text_chars | seconds: stopped
 
-# --- citation.judge attributes (OpenInference) ---------------------------------------------------
+# --- judge span attributes (OpenInference) ------------------------------------------------------
 LLM_MODEL_NAME = "llm.model_name"
 LLM_TOKEN_PROMPT = "llm.token_count.prompt"
 LLM_TOKEN_COMPLETION = "llm.token_count.completion"
@@ -71,11 +77,14 @@ LLM_COST_TOTAL = "llm.cost.total"
 INPUT_VALUE = "input.value"  # content
 OUTPUT_VALUE = "output.value"  # content
 
-# --- events --------------------------------------------------------------------------------------
-EVENT_CHECK = SPAN_CHECK  # with check_spans=False: one per citation on citation_audit
+# --- events (log records through the Logs API; span events behind ENV_SPAN_EVENTS) ------------
+EVENT_CHECK = SPAN_CHECK  # with check_spans=False: one per citation, on citation_audit
 EVENT_FAIL_CLOSED = "citation.judge.fail_closed"
 EVENT_ATTR_REASON = "reason"
 EVENT_ATTR_DETAIL = "detail"
+# GenAI conventions' event (development status), absent from the Python semconv package, which
+# has no event names: one per citation, correlated with its check span.
+EVENT_EVALUATION_RESULT = "gen_ai.evaluation.result"
 
 # --- metrics -------------------------------------------------------------------------------------
 METRIC_AUDITS = "citation.audits"  # counter -> citation_audits_total
@@ -87,7 +96,6 @@ METRIC_ANNOTATIONS_DROPPED = "citation.annotations.dropped"  # Phoenix annotatio
 
 ATTR_STAGE = "citation.stage"  # gate | judge | final (audits); gate | judge | audit (duration)
 ATTR_REASON = "reason"
-ATTR_TOKEN_TYPE = "gen_ai.token.type"  # input | output
 
 STAGE_GATE = "gate"
 STAGE_JUDGE = "judge"
@@ -97,10 +105,21 @@ STAGE_AUDIT = "audit"
 #: Histogram buckets in seconds: sub-millisecond gates up to multi-second judges.
 DURATION_BUCKETS = (0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,
                     0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
+#: The GenAI conventions' bucket advice (the package's create_* helpers omit it in 0.66b2).
+GENAI_TOKEN_BUCKETS = (1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304,
+                       16777216, 67108864)  # gen_ai.client.token.usage, {token}
+GENAI_DURATION_BUCKETS = (0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24,
+                          20.48, 40.96, 81.92)  # gen_ai.client.operation.duration, s
 
 # --- settings (environment) ----------------------------------------------------------------------
 ENV_CAPTURE_CONTENT = "VCG_OTEL_CAPTURE_CONTENT"
 ENV_HIDE_INPUTS = "OPENINFERENCE_HIDE_INPUTS"
 ENV_HIDE_OUTPUTS = "OPENINFERENCE_HIDE_OUTPUTS"
 ENV_TARGETS = "VCG_OTEL_TARGETS"
+#: Copies of the events as span events too (default on: Phoenix stores span events and rejects
+#: OTLP logs; ``false`` for backends that read log-based events).
+ENV_SPAN_EVENTS = "VCG_OTEL_SPAN_EVENTS"
+#: The GenAI instrumentations' content opt-in (opentelemetry-python-contrib; not in the semconv
+#: package): gen_ai.input/output.messages are written only when it opts in and so does ours.
+ENV_GENAI_CAPTURE = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
 ENV_JUDGE_MODEL = "VCG_JUDGE_MODEL"

@@ -1,5 +1,6 @@
-"""Recording an audit report as spans: one ``citation.check`` per citation, one
-``citation.judge`` per model call, summary counts on ``citation_audit``.
+"""Recording an audit report as spans: one ``citation.check`` per citation, one GenAI client
+span per judge call (``chat <model>``), summary counts on ``citation_audit``; and its events
+(see :mod:`vcg_otel.otel.events`) as log records and, unless switched off, span events.
 
 With ``check_spans=False`` each citation becomes a ``citation.check`` *event* on the
 ``citation_audit`` span instead (same attributes), and judge spans hang off the audit span:
@@ -16,15 +17,23 @@ from __future__ import annotations
 from typing import Any
 
 from opentelemetry import trace
-from opentelemetry.trace import Span, Status, StatusCode, Tracer
+from opentelemetry._logs import LoggerProvider
+from opentelemetry.semconv._incubating.attributes import gen_ai_attributes as ga
+from opentelemetry.trace import Span, SpanKind, Status, StatusCode, Tracer
 
-from ..audit.models import AuditReport, AuditResult, Outcome
-from . import semconv
+from ..audit.models import AuditReport, AuditResult
+from . import genai, semconv
 from .content import ContentPolicy
+from .events import (
+    emit_result_events,
+    explanation,
+    fabrication_score,
+    fail_closed_attributes,
+    logger_for,
+    span_events_enabled,
+)
 
 __all__ = ["audit_span_attributes", "emit_audit", "record_report"]
-
-_FABRICATED = frozenset({Outcome.NOT_FOUND, Outcome.MISATTRIBUTED})
 
 
 def _seconds_ns(seconds: float) -> int:
@@ -58,7 +67,7 @@ def _check_attributes(r: AuditResult, policy: ContentPolicy) -> dict[str, Any]:
         semconv.VERDICT: r.outcome.value,
         semconv.EVAL_NAME: semconv.EVALUATION_NAME,
         semconv.EVAL_LABEL: r.outcome.value,
-        semconv.EVAL_SCORE: 1.0 if r.outcome in _FABRICATED else 0.0,
+        semconv.EVAL_SCORE: fabrication_score(r),
         semconv.EVAL_ANNOTATOR_KIND: "LLM" if r.judge_called or r.cached else "CODE",
     }
     if c.document_id is not None:
@@ -96,82 +105,101 @@ def _check_attributes(r: AuditResult, policy: ContentPolicy) -> dict[str, Any]:
             attrs[semconv.JUDGE_FAIL_REASON] = v.fail_reason.value
         if policy.outputs and v.reasoning:
             attrs[semconv.JUDGE_REASONING] = v.reasoning
-            attrs[semconv.EVAL_EXPLANATION] = v.reasoning
-    elif policy.outputs and gate is not None and r.outcome in _FABRICATED:
-        attrs[semconv.EVAL_EXPLANATION] = (
-            "quote not found in any document" if r.outcome is Outcome.NOT_FOUND
-            else "quote found only in " + ", ".join(gate.source_document_ids))
+    if policy.outputs:
+        text = explanation(r)
+        if text:
+            attrs[semconv.EVAL_EXPLANATION] = text
     return attrs
 
 
 def _judge_span(tracer: Tracer, parent: Span, r: AuditResult, policy: ContentPolicy,
-                prompt_version: str | None) -> None:
+                report: AuditReport) -> None:
+    """The judge call: a GenAI client span (conventions' name, kind and ``gen_ai.*``
+    attributes) that also carries the OpenInference attributes Phoenix renders."""
     v = r.verdict
     assert v is not None
     usage = r.usage
-    attrs: dict[str, Any] = {
+    error = None if v.fail_reason is None else v.fail_reason.value
+    attrs = genai.call_attributes(report.judge_model, v.model, error)
+    request_model = attrs.get(ga.GEN_AI_REQUEST_MODEL)
+    attrs.update({
+        ga.GEN_AI_USAGE_INPUT_TOKENS: usage.prompt_tokens,
+        ga.GEN_AI_USAGE_OUTPUT_TOKENS: usage.completion_tokens,
         semconv.OPENINFERENCE_SPAN_KIND: semconv.KIND_LLM,
         semconv.LLM_TOKEN_PROMPT: usage.prompt_tokens,
         semconv.LLM_TOKEN_COMPLETION: usage.completion_tokens,
         semconv.LLM_TOKEN_TOTAL: usage.total_tokens,
         semconv.JUDGE_VERDICT: v.verdict.value,
-    }
+    })
     if v.model:
         attrs[semconv.LLM_MODEL_NAME] = v.model
     if usage.cost is not None:
         attrs[semconv.LLM_COST_TOTAL] = usage.cost
-    if prompt_version:
-        attrs[semconv.JUDGE_PROMPT_VERSION] = prompt_version
+    if report.prompt_version:
+        attrs[semconv.JUDGE_PROMPT_VERSION] = report.prompt_version
+    messages = genai.capture_messages()
     if policy.inputs and r.judge_input is not None:
         attrs[semconv.INPUT_VALUE] = r.judge_input
+        if messages:
+            attrs[ga.GEN_AI_INPUT_MESSAGES] = genai.input_messages(r.judge_input)
     if policy.outputs and v.raw_output is not None:
         attrs[semconv.OUTPUT_VALUE] = v.raw_output
-    span = tracer.start_span(semconv.SPAN_JUDGE, trace.set_span_in_context(parent),
-                             attributes=attrs, start_time=r.judge_started_ns)
-    if v.fail_reason is not None:
-        span.set_status(Status(StatusCode.ERROR, f"fail closed: {v.fail_reason.value}"))
+        if messages:
+            attrs[ga.GEN_AI_OUTPUT_MESSAGES] = genai.output_messages(v.raw_output)
+    span = tracer.start_span(genai.span_name(request_model), trace.set_span_in_context(parent),
+                             kind=SpanKind.CLIENT, attributes=attrs,
+                             start_time=r.judge_started_ns)
+    if error is not None:
+        span.set_status(Status(StatusCode.ERROR, f"fail closed: {error}"))
     span.end(end_time=r.judge_started_ns + _seconds_ns(r.judge_seconds))
 
 
-def _fail_closed_event(r: AuditResult, policy: ContentPolicy) -> dict[str, Any] | None:
-    v = r.verdict
-    if v is None or v.fail_reason is None:
-        return None
-    event: dict[str, Any] = {semconv.EVENT_ATTR_REASON: v.fail_reason.value}
-    if policy.outputs and v.detail:  # a detail may quote the model's answer
-        event[semconv.EVENT_ATTR_DETAIL] = v.detail
-    return event
-
-
 def record_report(tracer: Tracer, audit_span: Span, report: AuditReport,
-                  policy: ContentPolicy, *, check_spans: bool = True) -> None:
+                  policy: ContentPolicy, *, check_spans: bool = True,
+                  span_events: bool | None = None,
+                  logger_provider: LoggerProvider | None = None) -> None:
     """Write the report under ``audit_span`` (spans, or events if not ``check_spans``) and
-    its counts onto it."""
+    its counts onto it.
+
+    Events go through the Logs API to ``logger_provider`` (the global one when ``None``; none
+    configured: none built), correlated with their check span (or the audit span);
+    ``span_events`` (default: ``VCG_OTEL_SPAN_EVENTS``, on) also writes ``citation.check`` and
+    ``citation.judge.fail_closed`` as span events, the form Phoenix stores.
+    """
+    logger = logger_for(logger_provider)
+    as_span_events = span_events_enabled(span_events)
     for r in report.results:
         attrs = _check_attributes(r, policy)
         parent = audit_span
+        check_event = None
         if check_spans:
             parent = tracer.start_span(semconv.SPAN_CHECK, trace.set_span_in_context(audit_span),
                                        attributes=attrs, start_time=r.gate_started_ns)
         else:
             del attrs[semconv.OPENINFERENCE_SPAN_KIND]  # an event is no span
-            audit_span.add_event(semconv.EVENT_CHECK, attrs, timestamp=r.gate_started_ns)
+            check_event = attrs
+            if as_span_events:
+                audit_span.add_event(semconv.EVENT_CHECK, attrs, timestamp=r.gate_started_ns)
         end = r.gate_started_ns + _seconds_ns(r.gate_seconds)
         if r.verdict is not None and r.judge_called:
-            _judge_span(tracer, parent, r, policy, report.prompt_version)
+            _judge_span(tracer, parent, r, policy, report)
             end = max(end, r.judge_started_ns + _seconds_ns(r.judge_seconds))
-        failed = _fail_closed_event(r, policy)
-        if failed is not None:
-            if not check_spans:
-                failed[semconv.CITATION_INDEX] = r.index
-            parent.add_event(semconv.EVENT_FAIL_CLOSED, failed)
+        failed = fail_closed_attributes(r, policy)
+        if failed is not None and as_span_events:
+            event = failed if check_spans else {**failed, semconv.CITATION_INDEX: r.index}
+            parent.add_event(semconv.EVENT_FAIL_CLOSED, event)
+        if logger is not None:
+            emit_result_events(logger, r, parent, policy, check=check_event, failed=failed,
+                               timestamp=end or None)
         if check_spans:
             parent.end(end_time=end)
     audit_span.set_attributes(audit_span_attributes(report))
 
 
 def emit_audit(tracer: Tracer, report: AuditReport, policy: ContentPolicy,
-               attributes: dict[str, Any] | None = None, *, check_spans: bool = True) -> Span:
+               attributes: dict[str, Any] | None = None, *, check_spans: bool = True,
+               span_events: bool | None = None,
+               logger_provider: LoggerProvider | None = None) -> Span:
     """Write a finished audit as a whole ``citation_audit`` span tree (for batch audits).
 
     The span starts when the first gate check started and lasts the audit's duration.
@@ -180,7 +208,8 @@ def emit_audit(tracer: Tracer, report: AuditReport, policy: ContentPolicy,
     start = min(starts) if starts else None
     span = tracer.start_span(semconv.SPAN_AUDIT, start_time=start, attributes={
         semconv.OPENINFERENCE_SPAN_KIND: semconv.KIND_GUARDRAIL, **(attributes or {})})
-    record_report(tracer, span, report, policy, check_spans=check_spans)
+    record_report(tracer, span, report, policy, check_spans=check_spans,
+                  span_events=span_events, logger_provider=logger_provider)
     span.set_attribute(semconv.AUDIT_STATUS, "audited")
     end = None if start is None else start + _seconds_ns(report.duration_seconds)
     span.end(end_time=end)

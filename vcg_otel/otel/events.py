@@ -1,0 +1,153 @@
+"""Events of an audit as log records through the OpenTelemetry Logs API, each correlated with
+the span it belongs to.
+
+OpenTelemetry deprecated the Span Events API (OTEP 4430): new events are log records with an
+``event_name``, carrying the trace and span ids of the span they describe. Per citation:
+
+* ``gen_ai.evaluation.result`` (the GenAI conventions' event for "the result of evaluating a
+  GenAI output"): ``gen_ai.evaluation.name`` = ``citation_verdict``, ``.score.value`` (1 =
+  fabricated or misattributed, 0 = otherwise), ``.score.label`` (the final verdict),
+  ``.explanation`` (content: only when outputs may be captured), ``error.type`` (the
+  fail-closed reason), plus ``citation.index`` and ``citation.document.id``;
+* ``citation.judge.fail_closed`` when the judge failed closed;
+* ``citation.check`` when checks are events rather than spans (``check_spans=False``).
+
+They go to the global logger provider (or an explicit one); with none configured nothing is
+built at all. Span-event copies of the last two (the form vcg_otel used before, which Phoenix
+stores and reads) stay on unless ``VCG_OTEL_SPAN_EVENTS=false``: Phoenix rejects OTLP logs.
+
+The functions take a result, a span and a policy, nothing about how the audit was started, so
+any front end (decorator, instrumentor, batch CLI) can record through them.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from typing import Any
+
+from opentelemetry import _logs, trace
+from opentelemetry._logs import Logger, LoggerProvider, LogRecord, SeverityNumber
+from opentelemetry.semconv._incubating.attributes import gen_ai_attributes as ga
+from opentelemetry.trace import Span
+
+from .._version import __version__
+from ..audit.models import AuditResult, Outcome
+from . import semconv
+from .content import ContentPolicy
+from .genai import ERROR_TYPE
+
+__all__ = [
+    "emit_event",
+    "emit_result_events",
+    "evaluation_attributes",
+    "explanation",
+    "fabrication_score",
+    "fail_closed_attributes",
+    "logger_for",
+    "span_events_enabled",
+]
+
+_FABRICATED = frozenset({Outcome.NOT_FOUND, Outcome.MISATTRIBUTED})
+_NO_LOGS = ("NoOpLoggerProvider", "ProxyLoggerProvider")
+_lock = threading.Lock()
+_by_provider: dict[int, tuple[Any, Logger]] = {}
+
+
+def span_events_enabled(explicit: bool | None = None) -> bool:
+    """Whether events are also written as span events: ``explicit`` if given, else
+    ``VCG_OTEL_SPAN_EVENTS`` (default on; ``false``/``0``/``no``/``off`` turns it off)."""
+    if explicit is not None:
+        return explicit
+    value = os.environ.get(semconv.ENV_SPAN_EVENTS, "").strip().lower()
+    return value not in ("0", "false", "no", "off")
+
+
+def logger_for(logger_provider: LoggerProvider | None = None) -> Logger | None:
+    """The vcg_otel logger of ``logger_provider`` (the global one when ``None``), created once;
+    ``None`` when no logger provider is configured, so callers skip building records."""
+    provider = logger_provider if logger_provider is not None else _logs.get_logger_provider()
+    if type(provider).__name__ in _NO_LOGS:
+        return None
+    key = id(provider)
+    hit = _by_provider.get(key)
+    if hit is not None and hit[0] is provider:
+        return hit[1]
+    with _lock:
+        logger = provider.get_logger("vcg_otel", __version__)
+        _by_provider[key] = (provider, logger)
+        return logger
+
+
+def fabrication_score(r: AuditResult) -> float:
+    """The evaluation score: 1.0 when the quote is fabricated or misattributed, else 0.0."""
+    return 1.0 if r.outcome in _FABRICATED else 0.0
+
+
+def explanation(r: AuditResult) -> str | None:
+    """Why the verdict is what it is: the judge's reasoning, or the gate's finding."""
+    v = r.verdict
+    if v is not None:
+        return v.reasoning or None
+    if r.gate is not None and r.outcome in _FABRICATED:
+        if r.outcome is Outcome.NOT_FOUND:
+            return "quote not found in any document"
+        return "quote found only in " + ", ".join(r.gate.source_document_ids)
+    return None
+
+
+def evaluation_attributes(r: AuditResult, policy: ContentPolicy) -> dict[str, Any]:
+    """Attributes of the ``gen_ai.evaluation.result`` event of one citation."""
+    attrs: dict[str, Any] = {
+        ga.GEN_AI_EVALUATION_NAME: semconv.EVALUATION_NAME,
+        ga.GEN_AI_EVALUATION_SCORE_VALUE: fabrication_score(r),
+        ga.GEN_AI_EVALUATION_SCORE_LABEL: r.outcome.value,
+        semconv.CITATION_INDEX: r.index,
+    }
+    if r.citation.document_id is not None:
+        attrs[semconv.CITATION_DOCUMENT_ID] = r.citation.document_id
+    if r.fail_reason is not None:
+        attrs[ERROR_TYPE] = r.fail_reason.value
+    if policy.outputs:
+        text = explanation(r)
+        if text:
+            attrs[ga.GEN_AI_EVALUATION_EXPLANATION] = text
+    return attrs
+
+
+def fail_closed_attributes(r: AuditResult, policy: ContentPolicy) -> dict[str, Any] | None:
+    """Attributes of the ``citation.judge.fail_closed`` event, ``None`` if the judge did not
+    fail closed. ``detail`` only with output capture: it may quote the model's answer."""
+    v = r.verdict
+    if v is None or v.fail_reason is None:
+        return None
+    event: dict[str, Any] = {semconv.EVENT_ATTR_REASON: v.fail_reason.value}
+    if policy.outputs and v.detail:
+        event[semconv.EVENT_ATTR_DETAIL] = v.detail
+    return event
+
+
+def emit_event(logger: Logger, name: str, attributes: dict[str, Any], span: Span,
+               timestamp: int | None = None,
+               severity: SeverityNumber = SeverityNumber.INFO) -> None:
+    """One event as a log record carrying ``span``'s trace and span ids."""
+    logger.emit(LogRecord(
+        timestamp=timestamp, context=trace.set_span_in_context(span),
+        severity_number=severity, severity_text=severity.name, attributes=attributes,
+        event_name=name))
+
+
+def emit_result_events(logger: Logger, r: AuditResult, span: Span, policy: ContentPolicy, *,
+                       check: dict[str, Any] | None = None,
+                       failed: dict[str, Any] | None = None,
+                       timestamp: int | None = None) -> None:
+    """The log-based events of one citation, correlated with ``span`` (its check span, or the
+    audit span when checks are events): ``citation.check`` if ``check`` attributes are given,
+    ``citation.judge.fail_closed`` if ``failed`` ones are, and ``gen_ai.evaluation.result``."""
+    if check is not None:
+        emit_event(logger, semconv.EVENT_CHECK, check, span, r.gate_started_ns or None)
+    if failed is not None:
+        emit_event(logger, semconv.EVENT_FAIL_CLOSED, {**failed, semconv.CITATION_INDEX: r.index},
+                   span, timestamp, SeverityNumber.WARN)
+    emit_event(logger, semconv.EVENT_EVALUATION_RESULT, evaluation_attributes(r, policy), span,
+               timestamp)
