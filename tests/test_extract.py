@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any
 
+import pytest
+
+from vcg_otel import extract as extract_module
 from vcg_otel.audit import Auditor, Citation, Outcome
-from vcg_otel.extract import extract_citations, extract_documents
+from vcg_otel.extract import Budget, document_id, extract_citations, extract_documents
 
 DOC = "The reranker improves accuracy by 4.2% over the baseline."
 
@@ -149,3 +153,129 @@ def test_documents_from_every_supported_shape() -> None:
 def test_citation_objects_pass_through() -> None:
     c = Citation("claim", "d", "q")
     assert extract_citations([c]) == [c] and extract_citations(c) == [c]
+
+
+# --- bounded work (issue 10: the host never waits) ------------------------------------------
+
+
+class _Counted:
+    """A citation as an object that counts how often its attributes are read."""
+
+    reads = 0
+
+    def __init__(self) -> None:
+        self.claim, self.quote, self.doc_id = "c", "improves accuracy", "d1"
+
+    def __getattribute__(self, name: str) -> Any:
+        type(self).reads += 1
+        return object.__getattribute__(self, name)
+
+
+def test_a_result_reusing_one_sub_list_is_read_once_not_n_to_the_depth() -> None:
+    leaf = _Counted()
+    nested: Any = [leaf]
+    for _ in range(6):
+        nested = [nested] * 5  # 15,625 paths to one leaf
+    _Counted.reads = 0
+    got = extract_citations(nested)
+    assert [(c.quote, c.document_id) for c in got] == [("improves accuracy", "d1")]
+    assert _Counted.reads < 200  # one visit (~70 reads); before: one per path, 15,625 paths
+
+
+class _ScanCounter:
+    """Stands in for the sentence-end pattern and adds up the characters each call scans."""
+
+    def __init__(self, pattern: re.Pattern[str]) -> None:
+        self.pattern, self.scanned = pattern, 0
+
+    def finditer(self, text: str, pos: int = 0, endpos: int | None = None) -> Any:
+        end = len(text) if endpos is None else endpos
+        self.scanned += max(end - pos, 0)
+        return self.pattern.finditer(text, pos, end)
+
+    def search(self, text: str, pos: int = 0) -> re.Match[str] | None:
+        m = self.pattern.search(text, pos)
+        self.scanned += (m.end() if m else len(text)) - pos
+        return m
+
+
+@pytest.mark.parametrize("unit", ['x. "improves accuracy by 4.2%" [d1] y. ',
+                                  '"improves accuracy by 4.2%" [d1] and ', 'a "bcd" [c]\n'])
+def test_inline_quotes_are_found_in_one_pass_over_the_answer(
+        unit: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    text = unit * 2_000
+    counter = _ScanCounter(extract_module._SENTENCE_END)
+    monkeypatch.setattr(extract_module, "_SENTENCE_END", counter)
+    assert len(extract_citations(text)) == 2_000
+    assert counter.scanned <= 3 * len(text)  # before: quadratic, ~1,000 times the text
+
+
+def test_an_inline_claim_is_its_sentence_within_a_bounded_window() -> None:
+    got = extract_citations('One. Two "alpha beta" [d1] three. Four.')
+    assert got[0].claim == 'Two "alpha beta" [d1] three.'
+    long = "word " * 10_000
+    got = extract_citations(long + '"alpha beta" [d1]' + long)
+    limit = 2 * extract_module.MAX_CLAIM_CONTEXT + len('"alpha beta" [d1]')
+    assert '"alpha beta" [d1]' in got[0].claim and len(got[0].claim) <= limit
+
+
+def test_a_huge_flat_list_stops_at_the_node_budget_and_says_so() -> None:
+    good = {"claim": "c", "quote": "alpha beta", "doc_id": "d"}
+    budget = Budget(nodes=1_000)
+    assert extract_citations([0.1] * 100_000 + [good], budget) == []
+    assert budget.exhausted == "nodes"
+    budget = Budget(nodes=1_000)
+    assert len(extract_citations([0.1] * 500 + [good], budget)) == 1
+    assert budget.exhausted is None
+
+
+def test_answer_text_beyond_the_character_budget_is_not_searched() -> None:
+    budget = Budget(text_chars=100)
+    text = "x" * 200 + '"alpha beta" [d1]'
+    assert extract_citations(text, budget) == [] and budget.exhausted == "text_chars"
+    assert len(extract_citations(text, Budget(text_chars=1_000))) == 1
+
+
+def test_slow_attribute_reads_stop_at_the_time_budget() -> None:
+    budget = Budget(seconds=-1.0)  # already past: the first node stops the walk
+    assert extract_citations([[{"quote": "q", "doc_id": "d"}]], budget) == []
+    assert budget.exhausted == "seconds"
+
+
+def test_one_budget_bounds_citations_and_documents_together() -> None:
+    budget = Budget(nodes=50)
+    extract_citations([0.1] * 40, budget)
+    assert extract_documents(["x"] * 40, budget) != {} and budget.exhausted == "nodes"
+
+
+# --- hostile types and ids ------------------------------------------------------------------
+
+
+def test_a_citation_type_that_is_a_dict_or_list_is_not_a_citation_type() -> None:
+    # issue 12: TypeError: unhashable type from the Anthropic type check
+    for kind in ({"a": 1}, ["char_location"], {"char_location"}):
+        block = {"type": "text", "text": "t",
+                 "citations": [{"type": kind, "cited_text": "q", "document_index": 0}]}
+        assert extract_citations({"content": [block]}) == []
+        annotated = {"content": "t", "annotations": [{"type": kind, "file_id": "f"}]}
+        assert extract_citations(annotated) == []
+
+
+def test_only_ids_become_document_ids() -> None:
+    assert document_id("paper-1") == "paper-1" and document_id(3) == "3"
+    for not_an_id in ({"body": "secret text"}, ["d"], 1.5, True, "", "a\nb", "x" * 513,
+                      "tab\there", 10**30, object()):
+        assert document_id(not_an_id) is None, not_an_id
+    body = {"text": "The whole secret document body."}
+    got = extract_citations([{"claim": "c", "quote": "q", "doc_id": body},
+                             {"claim": "c", "quote": "q", "doc_id": "x" * 5000},
+                             {"claim": "c", "quote": "q", "source_id": 7}])
+    assert [c.document_id for c in got] == [None, None, "7"]  # quotes kept, no made-up id
+    docs = extract_documents([{"id": {"k": "v"}, "text": "t"}, {"id": "a\nb", "text": "u"}])
+    assert docs == {"0": "t", "1": "u"}
+
+
+def test_inline_ids_hold_no_whitespace_or_control_characters() -> None:
+    assert extract_citations('"alpha beta" [d\x1b\x07]') == []
+    assert extract_citations('"alpha beta" [two words]') == []
+    assert [c.document_id for c in extract_citations('"alpha beta" [doc-7]')] == ["doc-7"]

@@ -21,34 +21,123 @@ Documents: a mapping of id to text; a dict with a ``documents`` list; lists of s
 (``id`` plus ``text``/``content``/``page_content``), LangChain ``Document`` (``page_content``,
 ``metadata``), LlamaIndex nodes (``node_id``/``id_``, ``get_content()``/``text``, or
 ``NodeWithScore.node``) and Haystack ``Document`` (``content``, ``id``).
+
+Ids: a document id is a ``str`` of 1 to :data:`MAX_ID_CHARS` characters with no control
+characters (no newlines), or an ``int`` (written in decimal) — what the gate accepts. A value in
+a ``doc_id`` field that is not an id (a dict, a list, a 10 kB string) is not turned into one
+with ``str()``: the citation keeps its quote and names no document. An inline id is the text in
+``[...]`` after a quote: at most 200 characters, no whitespace, no brackets, no control
+characters.
+
+Work is bounded by a :class:`Budget` shared by one call's citations and documents, not only by
+depth: every container is visited once however often the result refers to it (a result built
+as ``a = [a] * n`` costs ``n`` per level, not ``n ** depth``), inline quotes are found in one
+pass, and a walk that uses up its nodes, answer-text characters or seconds stops where it is,
+keeps what it found and says why (:attr:`Budget.exhausted`). Extraction never mutates what it
+reads.
 """
 
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from .audit.models import Citation
 
-__all__ = ["MAX_DEPTH", "citation_from_item", "extract_citations", "extract_documents"]
+__all__ = ["MAX_DEPTH", "MAX_ID_CHARS", "Budget", "citation_from_item", "document_id",
+           "extract_citations", "extract_documents"]
 
 #: Nested containers deeper than this are not searched (hostile or cyclic results).
 MAX_DEPTH = 6
-_MISSING = object()
+#: The longest string accepted as a document id (a long URL fits; a document body does not).
+MAX_ID_CHARS = 512
+#: Default budget of one extraction: containers, items and attribute reads ...
+MAX_NODES = 100_000
+#: ... characters of answer text searched for inline quotes ...
+MAX_TEXT_CHARS = 2_000_000
+#: ... and wall-clock seconds (a result whose attributes are slow to read).
+MAX_SECONDS = 1.0
+#: An inline quote's claim is its sentence, cut to this many characters either side.
+MAX_CLAIM_CONTEXT = 1_000
+
 _DOC_KEYS = ("doc_id", "document_id", "source_id")
 _ANTHROPIC_TYPES = frozenset({"char_location", "page_location", "content_block_location",
                               "search_result_location", "web_search_result_location"})
 _INLINE = re.compile(
-    r"[\"\u201c](?P<quote>[^\"\u201c\u201d]{3,}?)[\"\u201d]\s*\[(?P<doc>[^\[\]\s]{1,200})\]"
+    r"[\"\u201c](?P<quote>[^\"\u201c\u201d]{3,}?)[\"\u201d]\s*"
+    r"\[(?P<doc>[^\[\]\s\x00-\x1f\x7f-\x9f]{1,200})\]"
 )
 _SENTENCE_END = re.compile(r"[.!?](?=\s)|\n")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+# Leaves that hold neither citations nor documents: skipped without reading an attribute.
+_SCALARS = (int, float, complex, bytes, bytearray, bool, type(None))
+_NO_ATTRIBUTES = (str, bytes, int, float, bool)
+
+
+class Budget:
+    """How much work one extraction may do; shared by a call's citations and documents.
+
+    Every container, list item and object visited costs a node; inline-quote search costs the
+    characters it scans; a clock bounds results whose attribute reads are slow. When any runs
+    out, :attr:`exhausted` names it (``"nodes"``, ``"text_chars"`` or ``"seconds"``) and the
+    walk stops, keeping what it found.
+    """
+
+    def __init__(self, nodes: int = MAX_NODES, text_chars: int = MAX_TEXT_CHARS,
+                 seconds: float = MAX_SECONDS) -> None:
+        self.nodes = nodes
+        self.text_chars = text_chars
+        self.deadline = time.monotonic() + seconds
+        self.exhausted: str | None = None
+
+    def take(self, nodes: int = 1) -> bool:
+        """Spend ``nodes``; ``False`` (and :attr:`exhausted` set) when the budget is gone."""
+        if self.exhausted is not None:
+            return False
+        self.nodes -= nodes
+        if self.nodes < 0:
+            self.exhausted = "nodes"
+        elif time.monotonic() > self.deadline:
+            self.exhausted = "seconds"
+        return self.exhausted is None
+
+    def text(self, length: int) -> int:
+        """How many of ``length`` characters may be scanned (all of them are charged)."""
+        if self.exhausted is not None:
+            return 0
+        allowed = min(length, max(self.text_chars, 0))
+        self.text_chars -= length
+        if allowed < length:
+            self.exhausted = "text_chars"
+        return allowed
+
+
+class _Walk:
+    """One traversal: its budget, and the containers it has already visited (kept alive, so
+    an id is never reused by a new object while the walk runs)."""
+
+    __slots__ = ("budget", "seen")
+
+    def __init__(self, budget: Budget | None) -> None:
+        self.budget = budget if budget is not None else Budget()
+        self.seen: dict[int, Any] = {}
+
+    def enter(self, container: Any) -> bool:
+        """``True`` the first time ``container`` is reached, while the budget lasts."""
+        if id(container) in self.seen or not self.budget.take():
+            return False
+        self.seen[id(container)] = container
+        return True
 
 
 def _get(obj: Any, key: str, default: Any = None) -> Any:
+    if type(obj) is dict:
+        return obj.get(key, default)
     if isinstance(obj, Mapping):
         return obj.get(key, default)
-    if isinstance(obj, (str, bytes, int, float, bool)) or obj is None:
+    if isinstance(obj, _NO_ATTRIBUTES) or obj is None:
         return default
     try:
         return getattr(obj, key, default)
@@ -68,6 +157,19 @@ def _int_or_none(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
+def document_id(value: Any) -> str | None:
+    """``value`` as a document id (see the module docstring), or ``None`` if it is not one."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return str(int(value)) if value.bit_length() <= 64 else None
+    if isinstance(value, str):
+        text = str.__str__(value)  # a str subclass cannot lie about its length or contents
+        if 0 < len(text) <= MAX_ID_CHARS and _CONTROL.search(text) is None:
+            return text
+    return None
+
+
 # --- citations -------------------------------------------------------------------------------
 
 
@@ -75,25 +177,25 @@ def _generic(item: Any) -> Citation | None:
     if isinstance(item, Citation):
         return item
     quote = _str_or_none(_get(item, "quote"))
-    doc = next((d for d in (_get(item, k) for k in _DOC_KEYS) if d is not None), None)
-    start, end = _int_or_none(_get(item, "start")), _int_or_none(_get(item, "end"))
-    if quote is None and doc is None:
+    raw = next((d for d in (_get(item, k) for k in _DOC_KEYS) if d is not None), None)
+    if quote is None and raw is None:
         return None
+    start, end = _int_or_none(_get(item, "start")), _int_or_none(_get(item, "end"))
     chunk = _get(item, "chunk")
     chunk_pair = None
     if _is_list(chunk) and len(chunk) == 2 and all(_int_or_none(x) is not None for x in chunk):
         chunk_pair = (chunk[0], chunk[1])
     claim = _str_or_none(_get(item, "claim")) or ""
-    return Citation(claim, None if doc is None else str(doc), quote, start, end, chunk_pair)
+    return Citation(claim, document_id(raw), quote, start, end, chunk_pair)
 
 
 def _anthropic(block_text: str, item: Any) -> Citation | None:
     kind = _get(item, "type")
-    if kind not in _ANTHROPIC_TYPES:
+    if not isinstance(kind, str) or kind not in _ANTHROPIC_TYPES:  # a dict type is unhashable
         return None
     index = _get(item, "document_index", _get(item, "search_result_index"))
-    doc = str(index) if index is not None else _str_or_none(_get(item, "source"))
-    doc = doc or _str_or_none(_get(item, "url"))
+    doc = document_id(index) if index is not None else document_id(_get(item, "source"))
+    doc = doc or document_id(_get(item, "url"))
     quote = _str_or_none(_get(item, "cited_text"))
     start = end = None
     if kind == "char_location":
@@ -113,31 +215,45 @@ def _cohere(item: Any) -> Citation | None:
     elif _is_list(ids) and ids:
         doc = ids[0]
     claim = _str_or_none(_get(item, "text")) or ""
-    return Citation(claim, None if doc is None else str(doc), None)
+    return Citation(claim, document_id(doc), None)
 
 
 def _openai_annotation(text: str, item: Any) -> Citation | None:
-    if _get(item, "type") != "file_citation":
+    kind = _get(item, "type")
+    if not isinstance(kind, str) or kind != "file_citation":
         return None
     inner = _get(item, "file_citation", item)
     doc = _get(inner, "file_id") or _get(item, "file_id")
     quote = _str_or_none(_get(inner, "quote"))
-    return Citation(text, None if doc is None else str(doc), quote)
+    return Citation(text, document_id(doc), quote)
 
 
-def _inline(text: str) -> list[Citation]:
-    found = []
-    for m in _INLINE.finditer(text):
-        lo = max((e.end() for e in _SENTENCE_END.finditer(text, 0, m.start())), default=0)
-        stop = _SENTENCE_END.search(text, m.end())
+def _inline(text: str, walk: _Walk) -> list[Citation]:
+    """Inline quotes in one pass: sentence bounds are found moving forward, never rescanned."""
+    endpos = walk.budget.text(len(text))
+    found: list[Citation] = []
+    lo = scanned = 0  # the last sentence start before the match; how far it was looked for
+    stop: re.Match[str] | None = None
+    stop_known = False  # ``stop`` is the first sentence end at or after the last match's end
+    for m in _INLINE.finditer(text, 0, endpos):
+        if not walk.budget.take():
+            break
+        for end in _SENTENCE_END.finditer(text, scanned, m.start()):
+            lo = end.end()
+        scanned = max(scanned, m.start())
+        if not stop_known or (stop is not None and stop.start() < m.end()):
+            stop, stop_known = _SENTENCE_END.search(text, m.end()), True
         hi = stop.end() if stop else len(text)
-        found.append(Citation(text[lo:hi].strip(), m.group("doc"), m.group("quote")))
+        claim = text[max(lo, m.start() - MAX_CLAIM_CONTEXT):min(hi, m.end() + MAX_CLAIM_CONTEXT)]
+        found.append(Citation(claim.strip(), document_id(m.group("doc")), m.group("quote")))
     return found
 
 
-def _content_blocks(blocks: Iterable[Any], depth: int) -> list[Citation]:
+def _content_blocks(blocks: Iterable[Any], walk: _Walk, depth: int) -> list[Citation]:
     out: list[Citation] = []
     for block in blocks:
+        if not walk.budget.take():
+            break
         text = _get(block, "text")
         if not isinstance(text, str):  # OpenAI assistants: {"text": {"value", "annotations"}}
             inner = text
@@ -147,10 +263,14 @@ def _content_blocks(blocks: Iterable[Any], depth: int) -> list[Citation]:
             annotations = _get(block, "annotations")
         cited = _get(block, "citations")
         for item in cited if _is_list(cited) else ():  # anything else is not a citation list
+            if not walk.budget.take():
+                break
             c = _anthropic(text, item) or citation_from_item(item, depth + 1)
             if c is not None:
                 out.append(c)
         for item in annotations if _is_list(annotations) else ():
+            if not walk.budget.take():
+                break
             c = _openai_annotation(text, item)
             if c is not None:
                 out.append(c)
@@ -159,34 +279,57 @@ def _content_blocks(blocks: Iterable[Any], depth: int) -> list[Citation]:
 
 def citation_from_item(item: Any, depth: int = 0) -> Citation | None:
     """One item of a citations list as a :class:`Citation` (``None`` if unrecognised)."""
+    if isinstance(item, (*_SCALARS, str)):
+        return None
     return _cohere(item) or _generic(item)
 
 
-def _citations(result: Any, depth: int) -> list[Citation]:
-    if depth > MAX_DEPTH or result is None:
+def _listed(items: Iterable[Any], walk: _Walk, depth: int) -> list[Citation]:
+    """The items of a ``citations`` list, one citation per recognised item, in order (the
+    same item twice is two citations: enforce mode keeps or drops each by position)."""
+    out: list[Citation] = []
+    for item in items:
+        if not walk.budget.take():
+            break
+        c = citation_from_item(item, depth)
+        if c is not None:
+            out.append(c)
+    return out
+
+
+def _citations(result: Any, walk: _Walk, depth: int) -> list[Citation]:
+    if depth > MAX_DEPTH or result is None or isinstance(result, _SCALARS):
         return []
     if isinstance(result, str):
-        return _inline(result)
+        return _inline(result, walk)
     if isinstance(result, Citation):
         return [result]
+    if not walk.enter(result):  # seen before (shared or cyclic), or out of budget
+        return []
     if _is_list(result):
         out: list[Citation] = []
         for item in result:
+            if isinstance(item, _SCALARS):
+                if not walk.budget.take():
+                    break
+                continue
             single = citation_from_item(item, depth) if not _is_list(item) else None
-            out.extend([single] if single is not None else _citations(item, depth + 1))
+            out.extend([single] if single is not None else _citations(item, walk, depth + 1))
+            if walk.budget.exhausted is not None:
+                break
         return out
     listed = _get(result, "citations")
     if _is_list(listed):
-        return [c for c in (citation_from_item(i, depth) for i in listed) if c is not None]
+        return _listed(listed, walk, depth)
     content = _get(result, "content")
     if _is_list(content):
-        found = _content_blocks(content, depth)
+        found = _content_blocks(content, walk, depth)
         if found:
             return found
     for key in ("message", "output", "choices"):
         inner = _get(result, key)
         if inner is not None and inner is not result:
-            found = _citations(inner, depth + 1)
+            found = _citations(inner, walk, depth + 1)
             if found:
                 return found
     annotations = _get(result, "annotations")
@@ -194,14 +337,18 @@ def _citations(result: Any, depth: int) -> list[Citation]:
         text = _str_or_none(content) or ""
         return [c for c in (_openai_annotation(text, a) for a in annotations) if c is not None]
     if isinstance(content, str):
-        return _inline(content)
+        return _inline(content, walk)
     single = _generic(result)
     return [single] if single is not None else []
 
 
-def extract_citations(result: Any) -> list[Citation]:
-    """Citations found in a handler's result (``[]`` when there are none)."""
-    return _citations(result, 0)
+def extract_citations(result: Any, budget: Budget | None = None) -> list[Citation]:
+    """Citations found in a handler's result (``[]`` when there are none).
+
+    ``budget`` bounds the work (default: a fresh :class:`Budget`); pass one shared with
+    :func:`extract_documents` to bound a whole call and to learn whether it ran out.
+    """
+    return _citations(result, _Walk(budget), 0)
 
 
 # --- documents -------------------------------------------------------------------------------
@@ -224,31 +371,38 @@ def _doc_text(item: Any) -> str | None:
 
 def _doc_id(item: Any, position: int) -> str:
     for key in ("id", "doc_id", "document_id", "source_id", "node_id", "id_"):
-        value = _get(item, key)
-        if isinstance(value, (str, int)) and not isinstance(value, bool) and value != "":
-            return str(value)
+        value = document_id(_get(item, key))
+        if value is not None:
+            return value
     metadata = _get(item, "metadata")
     if isinstance(metadata, Mapping):
         for key in ("id", "doc_id", "document_id", "source"):
-            value = metadata.get(key)
-            if isinstance(value, (str, int)) and not isinstance(value, bool):
-                return str(value)
+            value = document_id(metadata.get(key))
+            if value is not None:
+                return value
     return str(position)
 
 
-def _documents(obj: Any, depth: int) -> dict[str, str]:
-    if depth > MAX_DEPTH or obj is None or isinstance(obj, (str, bytes)):
+def _documents(obj: Any, walk: _Walk, depth: int) -> dict[str, str]:
+    if depth > MAX_DEPTH or obj is None or isinstance(obj, (str, *_SCALARS)):
+        return {}
+    if not walk.enter(obj):
         return {}
     if isinstance(obj, Mapping):
-        if obj and all(isinstance(v, str) for v in obj.values()):
-            return {str(k): v for k, v in obj.items()}
+        if obj and walk.budget.take(len(obj)) and all(isinstance(v, str) for v in obj.values()):
+            return {document_id(k) or f"#{position}": v
+                    for position, (k, v) in enumerate(obj.items())}
         inner = obj.get("documents")
-        return _documents(inner, depth + 1) if inner is not None else {}
+        return _documents(inner, walk, depth + 1) if inner is not None else {}
     if _is_list(obj):
         docs: dict[str, str] = {}
         for position, item in enumerate(obj):
+            if not walk.budget.take():
+                break
             if isinstance(item, str):
                 docs[str(position)] = item
+                continue
+            if isinstance(item, _SCALARS):
                 continue
             node = _get(item, "node")  # LlamaIndex NodeWithScore
             target = node if node is not None and _doc_text(item) is None else item
@@ -258,9 +412,12 @@ def _documents(obj: Any, depth: int) -> dict[str, str]:
                 docs[key if key not in docs else f"{key}#{position}"] = text
         return docs
     inner = _get(obj, "documents")
-    return _documents(inner, depth + 1) if inner is not None else {}
+    return _documents(inner, walk, depth + 1) if inner is not None else {}
 
 
-def extract_documents(obj: Any) -> dict[str, str]:
-    """Documents (id to text) found in an argument or result (``{}`` when there are none)."""
-    return _documents(obj, 0)
+def extract_documents(obj: Any, budget: Budget | None = None) -> dict[str, str]:
+    """Documents (id to text) found in an argument or result (``{}`` when there are none).
+
+    ``budget``: as for :func:`extract_citations`.
+    """
+    return _documents(obj, _Walk(budget), 0)
