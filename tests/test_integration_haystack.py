@@ -15,16 +15,16 @@ import pytest
 
 pytest.importorskip("haystack")
 
-from fake_openai import FakeOpenAI, Reply  # noqa: E402
-from haystack import Document, Pipeline  # noqa: E402
-from haystack.components.builders import ChatPromptBuilder  # noqa: E402
-from haystack.components.generators.chat import OpenAIChatGenerator  # noqa: E402
-from haystack.components.preprocessors import DocumentSplitter  # noqa: E402
-from haystack.components.retrievers.in_memory import InMemoryBM25Retriever  # noqa: E402
-from haystack.dataclasses import ChatMessage  # noqa: E402
-from haystack.document_stores.in_memory import InMemoryDocumentStore  # noqa: E402
-from haystack.utils import Secret  # noqa: E402
-from integration_support import (  # noqa: E402
+from fake_openai import FakeOpenAI, Reply
+from haystack import Document, Pipeline
+from haystack.components.builders import ChatPromptBuilder
+from haystack.components.generators.chat import OpenAIChatGenerator
+from haystack.components.preprocessors import DocumentSplitter
+from haystack.components.retrievers.in_memory import InMemoryBM25Retriever
+from haystack.dataclasses import ChatMessage
+from haystack.document_stores.in_memory import InMemoryDocumentStore
+from haystack.utils import Secret
+from integration_support import (
     FABRICATED,
     PAPERS,
     Script,
@@ -36,9 +36,9 @@ from integration_support import (  # noqa: E402
     read_trace,
     words,
 )
-from phoenix_server import PhoenixServer  # noqa: E402
+from phoenix_server import PhoenixServer
 
-from vcg_otel.integrations.haystack import (  # noqa: E402
+from vcg_otel.integrations.haystack import (
     Citation,
     CitationConsistencyChecker,
     ReplyCitationChecker,
@@ -136,7 +136,7 @@ def test_seed_usage_example_routes_found_and_not_found() -> None:
 def test_empty_quotes_and_unknown_documents_fail_closed(store: InMemoryDocumentStore) -> None:
     docs = store.filter_documents()
     result = CitationConsistencyChecker().run(citations=[
-        Citation("c", list(PAPERS)[0], ""),
+        Citation("c", next(iter(PAPERS)), ""),
         Citation("c", "no-such-paper", FABRICATED),
         Citation("c", "no-such-paper", "   "),
     ], documents=docs)
@@ -187,7 +187,7 @@ def test_a_judge_given_as_a_litellm_model_string_judges_over_http(
     checker = CitationConsistencyChecker(judge_model="openai/test-judge",
                                          judge_api_base=openai_server.base_url)
     docs = [Document(content=text, meta={"file_name": name}) for name, text in PAPERS.items()]
-    name = list(PAPERS)[0]
+    name = next(iter(PAPERS))
     honest = words(PAPERS[name], 0, 10)
     result = checker.run(citations=[Citation("claim", name, honest),
                                     Citation("claim", name, FABRICATED)], documents=docs)
