@@ -78,6 +78,7 @@ documents = st.lists(st.lists(words, min_size=1, max_size=12).map(" ".join), min
 def test_index_search_agrees_with_a_full_scan(docs: list[str], quote: str) -> None:
     mapping = {f"d{i}": text for i, text in enumerate(docs)}
     big = Corpus({**mapping, **{f"pad{i}": "padding words only" for i in range(40)}})
+    big.build_index()  # else built only once it pays off
     small = Corpus(mapping)  # at most 30 documents: always a plain scan
     for cited in ("d0", "missing"):
         via_index = quote_gate(quote, cited, big)

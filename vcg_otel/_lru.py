@@ -46,9 +46,26 @@ class BoundedLRU(Generic[K, V]):
                 return
             self._items[key] = value
             self._size += size
-            while len(self._items) > self.max_entries or self._size > self.max_size:
-                old, _ = self._items.popitem(last=False)
-                self._size -= self._size_of(old)
+            self._evict()
+
+    def resize(self, max_entries: int | None = None, max_size: int | None = None) -> None:
+        """Change either bound; entries are evicted, least recently used first, to fit."""
+        for value in (max_entries, max_size):
+            if value is not None and (
+                isinstance(value, bool) or not isinstance(value, int) or value < 1
+            ):
+                raise ValueError("max_entries and max_chars must be positive integers")
+        with self._lock:
+            if max_entries is not None:
+                self.max_entries = max_entries
+            if max_size is not None:
+                self.max_size = max_size
+            self._evict()
+
+    def _evict(self) -> None:
+        while len(self._items) > self.max_entries or self._size > self.max_size:
+            old, _ = self._items.popitem(last=False)
+            self._size -= self._size_of(old)
 
     def clear(self) -> None:
         with self._lock:

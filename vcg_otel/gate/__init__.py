@@ -9,10 +9,11 @@ from .corpus import Corpus, DocumentCache, default_cache
 from .normalize import NormalizedText, OffsetMap, normalize, normalize_with_map
 from .quote import ParsedQuote, parse_quote
 from .result import GateMatch, GateResult, NotFoundReason
-from .search import DEFAULT_MAX_GAP
+from .search import DEFAULT_MAX_GAP, DEFAULT_SEARCH_STEPS, SearchBudget, SearchLimitReached
 
 __all__ = [
     "DEFAULT_MAX_GAP",
+    "DEFAULT_SEARCH_STEPS",
     "Corpus",
     "DocumentCache",
     "GateMatch",
@@ -21,6 +22,8 @@ __all__ = [
     "NotFoundReason",
     "OffsetMap",
     "ParsedQuote",
+    "SearchBudget",
+    "SearchLimitReached",
     "as_corpus",
     "default_cache",
     "normalize",

@@ -3,6 +3,17 @@
 Both are pure functions of their arguments (no network, no model) and fail closed: anything
 that cannot be shown to be in the cited document is ``not_found`` or ``misattributed``, with
 the reason recorded. Only wrong argument *types* raise (``TypeError`` naming the argument).
+
+Each call's work is bounded by a :class:`~vcg_otel.gate.search.SearchBudget` (a few
+milliseconds by default; pass one ``budget`` to several calls to bound an audit). When it runs
+out the outcome is the most that was *shown*, and the reason says the search was cut short:
+
+* cut short in the cited document: ``not_found`` / ``search_limit``. Never ``found``; and not
+  ``no_match`` either, which would claim the quote was shown to be absent (a fabrication).
+* the quote is shown absent from the cited document, cut short in the others:
+  ``misattributed`` if some other source was already found (``source_document_ids`` lists the
+  ones found), else ``not_found`` / ``search_limit``: the citation is wrong either way, but
+  whether the quote exists elsewhere is not known, so it is not called a fabrication.
 """
 
 from __future__ import annotations
@@ -10,11 +21,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .corpus import Corpus
+from .corpus import Corpus, corpus_for
 from .normalize import normalize_with_map
 from .quote import parse_quote
 from .result import GateMatch, GateResult, NotFoundReason
-from .search import DEFAULT_MAX_GAP, Span, find_quote
+from .search import DEFAULT_MAX_GAP, SearchBudget, SearchLimitReached, Span, find_quote
 
 __all__ = ["MAX_QUOTE_CHARS", "as_corpus", "quote_gate", "span_gate"]
 
@@ -26,11 +37,12 @@ Documents = Corpus | Mapping[Any, str]
 
 
 def as_corpus(docs: Documents, name: str = "docs") -> Corpus:
-    """Accept a :class:`Corpus` as is, wrap a mapping of id to text in one."""
+    """Accept a :class:`Corpus` as is; a mapping of id to text gets the corpus of earlier
+    calls over the same ids and texts (:func:`~vcg_otel.gate.corpus.corpus_for`)."""
     if isinstance(docs, Corpus):
         return docs
     if isinstance(docs, Mapping):
-        return Corpus(docs)
+        return corpus_for(docs)
     raise TypeError(
         f"{name} must be a Corpus or a mapping of id to text, not {type(docs).__name__}"
     )
@@ -49,6 +61,14 @@ def _check_gap(max_gap: int) -> None:
         raise TypeError(f"max_gap must be int, not {type(max_gap).__name__}")
     if max_gap < 0:
         raise ValueError("max_gap must be >= 0")
+
+
+def _check_budget(budget: SearchBudget | None) -> SearchBudget:
+    if budget is None:
+        return SearchBudget()
+    if not isinstance(budget, SearchBudget):
+        raise TypeError(f"budget must be a SearchBudget or None, not {type(budget).__name__}")
+    return budget
 
 
 def _matched(
@@ -71,7 +91,8 @@ def _matched(
 
 
 def quote_gate(
-    quote: str, cited_doc_id: str | int | None, docs: Documents, *, max_gap: int = DEFAULT_MAX_GAP
+    quote: str, cited_doc_id: str | int | None, docs: Documents, *,
+    max_gap: int = DEFAULT_MAX_GAP, budget: SearchBudget | None = None,
 ) -> GateMatch:
     """Is ``quote`` really in the document it cites?
 
@@ -81,11 +102,15 @@ def quote_gate(
         docs: a :class:`Corpus` (best: normalization and index are reused) or a mapping of id
             to text.
         max_gap: the most normalized characters one ellipsis or bracket may stand for.
+        budget: the work this call may do (default: a fresh
+            :class:`~vcg_otel.gate.search.SearchBudget`); share one across calls to bound a
+            whole audit.
 
     Returns:
         A :class:`GateMatch` equal to ``"found"`` (in the cited document), ``"misattributed"``
         (only in other documents; ``source_document_ids`` says which) or ``"not_found"``
-        (fabricated, stitched, empty, or an unknown document; ``reason`` says which).
+        (fabricated, stitched, empty, an unknown document, or a search cut short by the budget;
+        ``reason`` says which).
 
     Raises:
         TypeError: an argument has the wrong type.
@@ -95,6 +120,7 @@ def quote_gate(
     cited = _doc_id(cited_doc_id, "cited_doc_id")
     corpus = as_corpus(docs)
     _check_gap(max_gap)
+    budget = _check_budget(budget)
     if len(quote) > MAX_QUOTE_CHARS:
         return GateMatch(GateResult.NOT_FOUND, cited, reason=NotFoundReason.QUOTE_TOO_LONG)
     parsed = parse_quote(quote)
@@ -102,15 +128,21 @@ def quote_gate(
         return GateMatch(GateResult.NOT_FOUND, cited, reason=NotFoundReason.EMPTY_QUOTE)
     known = cited is not None and cited in corpus
     if known:
-        span = corpus.find_in(cited, parsed, max_gap)
+        try:
+            span = corpus.find_in(cited, parsed, max_gap, budget)
+        except SearchLimitReached:
+            return GateMatch(GateResult.NOT_FOUND, cited, reason=NotFoundReason.SEARCH_LIMIT)
         if span is not None:
             return _matched(GateResult.FOUND, corpus, cited, cited, span, (cited,))  # type: ignore[arg-type]
-    elsewhere = corpus.find_elsewhere(parsed, exclude=cited, max_gap=max_gap)
+    elsewhere, complete = corpus.search_elsewhere(parsed, cited, max_gap, budget)
     if elsewhere:
         doc_id, span = elsewhere[0]
         sources = tuple(d for d, _ in elsewhere)
         return _matched(GateResult.MISATTRIBUTED, corpus, cited, doc_id, span, sources)
-    reason = NotFoundReason.NO_MATCH if known else NotFoundReason.UNKNOWN_DOCUMENT
+    if not complete:
+        reason = NotFoundReason.SEARCH_LIMIT
+    else:
+        reason = NotFoundReason.NO_MATCH if known else NotFoundReason.UNKNOWN_DOCUMENT
     return GateMatch(GateResult.NOT_FOUND, cited, reason=reason)
 
 
@@ -129,6 +161,7 @@ def span_gate(
     chunk: tuple[int, int] | None = None,
     *,
     max_gap: int = DEFAULT_MAX_GAP,
+    budget: SearchBudget | None = None,
 ) -> GateMatch:
     """Check a citation given as half-open offsets ``[start, end)`` into a document.
 
@@ -150,6 +183,7 @@ def span_gate(
         chunk_start, chunk_end = _int_arg(chunk[0], "chunk[0]"), _int_arg(chunk[1], "chunk[1]")
     corpus = as_corpus(docs)
     _check_gap(max_gap)
+    budget = _check_budget(budget)
 
     def reject(reason: NotFoundReason) -> GateMatch:
         return GateMatch(GateResult.NOT_FOUND, cited, reason=reason)
@@ -175,7 +209,10 @@ def span_gate(
     parsed = parse_quote(quote)
     if parsed.empty:
         return reject(NotFoundReason.EMPTY_QUOTE)
-    span = find_quote(passage, parsed, max_gap)
+    try:
+        span = find_quote(passage, parsed, max_gap, budget)
+    except SearchLimitReached:
+        return reject(NotFoundReason.SEARCH_LIMIT)
     if span is None:
         return reject(NotFoundReason.QUOTE_NOT_IN_SPAN)
     q_start, q_end = passage.original_span(span.start, span.end)

@@ -5,9 +5,16 @@ Here a :class:`DocumentCache` keyed by document *content* normalizes each text o
 document is simply a new key), and a :class:`Corpus` groups the documents a request cites.
 
 When a quote is not in its cited document, the corpus must answer "which other documents
-contain it?". With few documents a scan is cheapest. With many, a word index answers: every
-whole word of the quote must occur in a document that contains the quote, so the rarest of
-those words yields a short candidate list, and only candidates are searched.
+contain it?". With few documents, or until it has paid for itself, a scan is cheapest. Then a
+word index answers: every whole word of the quote must occur in a document that contains the
+quote, so the rarest of those words yields a short candidate list, and only candidates are
+searched. The index is built once the documents scanned by misses outweigh its cost, so a
+corpus used for one or two quotes never pays for it.
+
+The seed-compatible call ``quote_gate(quote, doc_id, {id: text})`` passes a fresh mapping each
+time. :func:`corpus_for` keeps the corpora of recent mappings keyed by their ids and texts
+(compared by value, so the same texts in a new dict hit), so such calls reuse normalization and
+index like a kept :class:`Corpus`.
 """
 
 from __future__ import annotations
@@ -20,9 +27,16 @@ from typing import Any
 from .._lru import BoundedLRU
 from .normalize import NormalizedText, normalize_with_map
 from .quote import ParsedQuote
-from .search import DEFAULT_MAX_GAP, Span, find_quote, is_spaced_word_char
+from .search import (
+    DEFAULT_MAX_GAP,
+    SearchBudget,
+    SearchLimitReached,
+    Span,
+    find_quote,
+    is_spaced_word_char,
+)
 
-__all__ = ["Corpus", "DocumentCache", "default_cache"]
+__all__ = ["Corpus", "DocumentCache", "corpus_for", "default_cache"]
 
 # A word: a run of word characters of scripts that separate words with spaces (the same
 # characters search.is_spaced_word_char accepts), so quote words and document words split alike.
@@ -32,6 +46,9 @@ _WORD = re.compile(
 )
 # Below this many documents a scan beats building and consulting the index.
 _SCAN_LIMIT = 32
+# The index is built once misses have scanned this many times the corpus' documents: indexing
+# a document costs about as much as scanning it this many times for a quote.
+_INDEX_PAYOFF = 8
 # Candidate lists at most this long are verified directly instead of intersected further.
 _VERIFY_LIMIT = 48
 
@@ -39,14 +56,23 @@ _VERIFY_LIMIT = 48
 class DocumentCache:
     """Thread-safe LRU of normalized documents, keyed by text, bounded by entries and characters.
 
+    Memory: about 2 bytes per cached character for mostly-ASCII text (the original it keeps
+    alive plus the normalized copy; offset maps are sparse), up to 8 for texts that CPython
+    stores with 4 bytes per character (emoji, rare CJK). Size it to the documents your app
+    retrieves again and again: a hit saves normalizing the text (about 10 µs per kB).
+
     Args:
         max_entries: most documents kept.
-        max_chars: most original characters kept in all (normalized text and maps come on top,
-            roughly the same again for mostly-ASCII text).
+        max_chars: most original characters kept in all.
     """
 
-    def __init__(self, max_entries: int = 50_000, max_chars: int = 200_000_000) -> None:
+    def __init__(self, max_entries: int = 10_000, max_chars: int = 16_000_000) -> None:
         self._lru: BoundedLRU[str, NormalizedText] = BoundedLRU(max_entries, max_chars, len)
+
+    def resize(self, max_entries: int | None = None, max_chars: int | None = None) -> None:
+        """Change the bounds (evicting least recently used documents to fit), e.g. of
+        :data:`default_cache` at start-up: ``default_cache.resize(max_chars=64_000_000)``."""
+        self._lru.resize(max_entries, max_chars)
 
     def get(self, text: str) -> NormalizedText:
         """The normalized form of ``text``, computed at most once while it stays cached."""
@@ -68,7 +94,15 @@ class DocumentCache:
         """Original characters currently held."""
         return self._lru.size
 
+    @property
+    def max_chars(self) -> int:
+        """The bound on :attr:`chars`."""
+        return self._lru.max_size
 
+
+#: The process-wide cache every :class:`Corpus` uses unless given its own: at most 10,000
+#: documents and 16 M characters (about 30 MiB for mostly-ASCII text). Resize it with
+#: :meth:`DocumentCache.resize`.
 default_cache = DocumentCache()
 
 
@@ -99,6 +133,7 @@ class Corpus:
         self._normalized: dict[str, NormalizedText] = {}
         self._index: dict[str, list[int]] | None = None
         self._order: list[str] = []
+        self._scanned = 0  # documents scanned by misses since the index was last dropped
         self._lock = threading.Lock()
         if documents is not None:
             items = documents.items() if isinstance(documents, Mapping) else documents
@@ -118,6 +153,7 @@ class Corpus:
             self._texts[key] = text
             self._normalized.pop(key, None)
             self._index = None
+            self._scanned = 0
 
     def __contains__(self, doc_id: object) -> bool:
         return str(doc_id) in self._texts
@@ -144,26 +180,59 @@ class Corpus:
     # -- search ------------------------------------------------------------------------------
 
     def find_in(
-        self, doc_id: Any, quote: ParsedQuote, max_gap: int = DEFAULT_MAX_GAP
+        self, doc_id: Any, quote: ParsedQuote, max_gap: int = DEFAULT_MAX_GAP,
+        budget: SearchBudget | None = None,
     ) -> Span | None:
-        """Where the quote occurs in one document (``None`` if absent or unknown)."""
+        """Where the quote occurs in one document (``None`` if absent or unknown).
+
+        Raises:
+            SearchLimitReached: ``budget`` (by default a fresh one) ran out first.
+        """
         if str(doc_id) not in self._texts:
             return None
-        return find_quote(self.normalized(doc_id), quote, max_gap)
+        return find_quote(self.normalized(doc_id), quote, max_gap, budget)
 
     def find_elsewhere(
-        self, quote: ParsedQuote, exclude: Any = None, max_gap: int = DEFAULT_MAX_GAP
+        self, quote: ParsedQuote, exclude: Any = None, max_gap: int = DEFAULT_MAX_GAP,
+        budget: SearchBudget | None = None,
     ) -> list[tuple[str, Span]]:
-        """Every document other than ``exclude`` that contains the quote, in corpus order."""
-        skip = None if exclude is None else str(exclude)
-        found = []
-        for doc_id in self._candidates(quote):
-            if doc_id == skip:
-                continue
-            span = find_quote(self.normalized(doc_id), quote, max_gap)
-            if span is not None:
-                found.append((doc_id, span))
+        """Every document other than ``exclude`` that contains the quote, in corpus order.
+
+        Raises:
+            SearchLimitReached: ``budget`` (by default a fresh one) ran out first.
+        """
+        found, complete = self.search_elsewhere(quote, exclude, max_gap, budget)
+        if not complete:
+            raise SearchLimitReached("search budget exhausted")
         return found
+
+    def search_elsewhere(
+        self, quote: ParsedQuote, exclude: Any = None, max_gap: int = DEFAULT_MAX_GAP,
+        budget: SearchBudget | None = None,
+    ) -> tuple[list[tuple[str, Span]], bool]:
+        """Like :meth:`find_elsewhere`, but a budget that runs out ends the search: returns
+        ``(documents found so far, whether the search was complete)``."""
+        if budget is None:
+            budget = SearchBudget()
+        skip = None if exclude is None else str(exclude)
+        found: list[tuple[str, Span]] = []
+        probes = _probes(quote)
+        try:
+            candidates = self._candidates(quote, budget)
+            self._scanned += len(candidates)
+            for doc_id in candidates:
+                if doc_id == skip:
+                    continue
+                doc = self.normalized(doc_id)
+                budget.spend()
+                if probes and not _holds(doc.text, probes, budget):
+                    continue  # C-speed substring tests rule out most documents
+                span = find_quote(doc, quote, max_gap, budget)
+                if span is not None:
+                    found.append((doc_id, span))
+        except SearchLimitReached:
+            return found, False
+        return found, True
 
     def build_index(self) -> None:
         """Normalize every document and index its words (done lazily when first needed)."""
@@ -184,8 +253,14 @@ class Corpus:
             self._order = order
             self._index = index
 
-    def _candidates(self, quote: ParsedQuote) -> list[str]:
-        if len(self._texts) <= _SCAN_LIMIT:
+    def _candidates(self, quote: ParsedQuote, budget: SearchBudget) -> list[str]:
+        """Documents that may hold the quote: all of them (a scan) until the index pays off,
+        or until a scan would not fit in what is left of the budget."""
+        n = len(self._texts)
+        if self._index is None and (
+            n <= _SCAN_LIMIT
+            or (self._scanned < _INDEX_PAYOFF * n and n < budget.limit - budget.used)
+        ):
             return list(self._texts)
         self.build_index()
         index, order = self._index, self._order
@@ -195,6 +270,7 @@ class Corpus:
             return order
         lists = []
         for word in words:
+            budget.spend()
             postings = index.get(word)
             if postings is None:
                 return []
@@ -204,9 +280,29 @@ class Corpus:
         for more in lists[1:4]:
             if len(candidates) <= _VERIFY_LIMIT:
                 break
+            budget.scan(len(more) * 64)  # a C-speed pass over the postings
             smaller = set(candidates)
             candidates = [i for i in more if i in smaller]
         return [order[i] for i in sorted(candidates)]
+
+
+def _probes(quote: ParsedQuote) -> tuple[str, ...]:
+    """Strings every reading of an elided quote needs in a document that contains it, longest
+    (likely rarest) first: its pieces that the whole quote, and the literal reading if any, hold
+    as well.
+    """
+    if not quote.elided:
+        return ()
+    return tuple(
+        piece for piece in sorted(set(quote.pieces), key=len, reverse=True)
+        if piece in quote.needle
+        and (not quote.literal or any(piece in literal for literal in quote.literal))
+    )
+
+
+def _holds(text: str, probes: tuple[str, ...], budget: SearchBudget) -> bool:
+    budget.scan(len(text))
+    return all(probe in text for probe in probes)
 
 
 def _quote_words(quote: ParsedQuote) -> set[str]:
@@ -228,3 +324,50 @@ def _quote_words(quote: ParsedQuote) -> set[str]:
             found = found[:-1]
         words.update(found)
     return words
+
+
+def _key_size(key: tuple[tuple[Any, ...], tuple[str, ...]]) -> int:
+    return sum(map(len, key[1]))
+
+
+class _CorpusCache:
+    """Corpora of recently seen mappings, keyed by their ids and texts (compared by value).
+
+    The key keeps the texts alive, so it is bounded by their total length as well as by count.
+    Only mappings of ``str``/``int`` ids to ``str`` texts are cached: for those, equal keys mean
+    an equal corpus (``True == 1`` is why ``bool`` ids are not).
+    """
+
+    def __init__(self, max_entries: int = 16, max_chars: int = 4_000_000) -> None:
+        self._lru: BoundedLRU[tuple[tuple[Any, ...], tuple[str, ...]], Corpus] = BoundedLRU(
+            max_entries, max_chars, _key_size
+        )
+
+    def get(self, mapping: Mapping[Any, str]) -> Corpus:
+        ids, texts = tuple(mapping), tuple(mapping.values())
+        if not set(map(type, ids)) <= _ID_TYPES or not set(map(type, texts)) <= _TEXT_TYPES:
+            return Corpus(mapping)
+        key = (ids, texts)
+        corpus = self._lru.get(key)
+        if corpus is None:
+            corpus = Corpus(zip(ids, texts, strict=True))
+            self._lru.put(key, corpus)
+        return corpus
+
+    def clear(self) -> None:
+        self._lru.clear()
+
+
+_ID_TYPES = frozenset({str, int})
+_TEXT_TYPES = frozenset({str})
+_corpora = _CorpusCache()
+
+
+def corpus_for(mapping: Mapping[Any, str]) -> Corpus:
+    """The :class:`Corpus` of a mapping of id to text, shared with earlier calls over the same
+    ids and texts (at most 16 corpora, 4 M characters in all, least recently used dropped).
+
+    Used by :func:`~vcg_otel.gate.quote_gate` and :func:`~vcg_otel.gate.span_gate` when they
+    are given a mapping; do not :meth:`Corpus.add` to the corpus it returns.
+    """
+    return _corpora.get(mapping)

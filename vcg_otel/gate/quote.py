@@ -5,6 +5,12 @@ Honest writers shorten and adapt quotes: ``start … end``, ``it [the model] imp
 Here each mark is recognised and the quote becomes *pieces* that must occur in order, in one
 document, with bounded gaps. Marks that only annotate (``[sic]``) vanish without leaving a gap;
 a bracketed change of case keeps its letters in place.
+
+Brackets are also real text (``tool [options] FILE``, a UI string ``[Not a candidate
+version]``), so they are read literally first: the whole quote is searched as written before
+any editorial reading. A quote whose letters and digits are mostly inside bracketed insertions
+is read literally only (it would otherwise be "found" on the strength of the few words outside
+its brackets), and a quote with insertions and ellipses is also tried with its brackets kept.
 """
 
 from __future__ import annotations
@@ -46,6 +52,10 @@ def _has_word(text: str) -> bool:
     return _ALNUM.search(text) is not None
 
 
+def _alnum_count(text: str) -> int:
+    return len(_ALNUM.findall(text))
+
+
 @dataclass(frozen=True, slots=True)
 class ParsedQuote:
     """What the gate looks for.
@@ -55,11 +65,17 @@ class ParsedQuote:
         pieces: the quote split at editorial marks (normalized, edge-trimmed, non-empty); equal
             to ``(needle,)`` when the quote has no marks.
         elided: the quote carried at least one editorial mark.
+        gaps: one flag per gap between ``pieces``: the gap stands only for bracketed
+            insertions, so the document text there may not itself hold square brackets.
+        literal: the quote split at its ellipses only, its brackets kept as text; empty unless
+            the quote has both bracketed insertions and ellipses (else ``needle`` covers it).
     """
 
     needle: str
     pieces: tuple[str, ...]
     elided: bool
+    gaps: tuple[bool, ...] = ()
+    literal: tuple[str, ...] = ()
 
     @property
     def empty(self) -> bool:
@@ -67,34 +83,64 @@ class ParsedQuote:
         return not self.pieces
 
 
-def parse_quote(quote: str) -> ParsedQuote:
-    """Normalize ``quote`` and split it at editorial marks."""
-    needle = strip_edges(normalize(quote))
-    if not _has_word(needle):
-        needle = ""
-    pieces: list[str] = []
+def _split(quote: str, marks: list[re.Match[str]], insertions: bool
+           ) -> tuple[tuple[str, ...], tuple[bool, ...], bool]:
+    """(pieces, gaps, elided) for ``quote`` cut at ``marks``; insertions kept as text unless
+    ``insertions``."""
+    raw: list[str] = []
+    kinds: list[bool] = []  # per cut: True for an insertion, False for an ellipsis
     current: list[str] = []
     elided = False
     pos = 0
-    if _MAYBE_MARK.search(quote) is None:
-        return ParsedQuote(needle, (needle,) if needle else (), False)
-    for m in _MARKS.finditer(quote):
+    for m in marks:
+        kind = m.lastgroup
+        if kind == "insertion" and not insertions:
+            continue  # literal text: stays in the slice taken at the next cut
         elided = True
         current.append(quote[pos:m.start()])
-        kind = m.lastgroup
         if kind == "case":
             current.append(m.group()[1:-1])
         elif kind in ("ellipsis", "insertion"):
-            pieces.append("".join(current))
+            raw.append("".join(current))
+            kinds.append(kind == "insertion")
             current = []
         else:  # an annotation: removed, the text around it is contiguous
             current.append(" ")
         pos = m.end()
     current.append(quote[pos:])
-    pieces.append("".join(current))
+    raw.append("".join(current))
+    pieces: list[str] = []
+    gaps: list[bool] = []
+    bracket_only = True  # every cut since the last kept piece was an insertion
+    for k, text in enumerate(raw):
+        if k:
+            bracket_only = bracket_only and kinds[k - 1]
+        piece = strip_edges(normalize(text))
+        if _has_word(piece):
+            if pieces:
+                gaps.append(bracket_only)
+            pieces.append(piece)
+            bracket_only = True
+    return tuple(pieces), tuple(gaps), elided
+
+
+def parse_quote(quote: str) -> ParsedQuote:
+    """Normalize ``quote`` and split it at editorial marks."""
+    needle = strip_edges(normalize(quote))
+    if not _has_word(needle):
+        needle = ""
+    plain = ParsedQuote(needle, (needle,) if needle else (), False)
+    if _MAYBE_MARK.search(quote) is None:
+        return plain
+    marks = list(_MARKS.finditer(quote))
+    if not marks:
+        return plain
+    inserted = sum(_alnum_count(m.group()) for m in marks if m.lastgroup == "insertion")
+    editorial = inserted * 2 < _alnum_count(quote)  # brackets hold less than half the words
+    pieces, gaps, elided = _split(quote, marks, insertions=editorial)
     if not elided:
-        return ParsedQuote(needle, (needle,) if needle else (), False)
-    normalized = tuple(
-        p for p in (strip_edges(normalize(piece)) for piece in pieces) if _has_word(p)
-    )
-    return ParsedQuote(needle, normalized, True)
+        return plain
+    literal: tuple[str, ...] = ()
+    if editorial and inserted and any(m.lastgroup == "ellipsis" for m in marks):
+        literal = _split(quote, marks, insertions=False)[0]
+    return ParsedQuote(needle, pieces, True, gaps, literal)

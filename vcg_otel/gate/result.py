@@ -28,6 +28,9 @@ class NotFoundReason(StrEnum):
     EMPTY_SPAN = "empty_span"
     OUTSIDE_CHUNK = "outside_chunk"
     QUOTE_NOT_IN_SPAN = "quote_not_in_span"
+    #: The search budget ran out first: not shown absent, so not a fabrication (see
+    #: :func:`~vcg_otel.gate.quote_gate`).
+    SEARCH_LIMIT = "search_limit"
 
 
 @dataclass(frozen=True, slots=True, eq=False)

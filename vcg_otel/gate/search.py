@@ -6,24 +6,97 @@ Two rules make a match honest:
   short (``5`` inside ``5%``, ``2.5`` or ``50``), is not a match. Scripts written without
   spaces (CJK, Thai, …) have no word edges, so the rule does not apply to them.
 * **Elided pieces stay in one passage.** Pieces of an elided quote occur in order, each gap at
-  most ``max_gap`` normalized characters and free of paragraph breaks in the original.
+  most ``max_gap`` normalized characters and free of paragraph breaks in the original. A gap
+  that stands for an editorial insertion (``it [the model] improves``) may not hold square
+  brackets: an editorial bracket never stands for text that is bracketed in the original.
+
+The work is bounded by design. The pieces of an elided quote are chained by one left-to-right
+pass that keeps, for each piece, the occurrences reachable from a chain of the pieces before
+it; an occurrence needs only its *closest* reachable predecessor (every rule on a gap holds for
+a shorter gap if it holds for a longer one), so each occurrence is examined once and the pass
+stops at the first complete chain. Every occurrence examined, document opened and block of text
+scanned costs steps from a :class:`SearchBudget`; when it runs out the search raises
+:class:`SearchLimitReached` and the caller fails closed with its own reason, never ``found``.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from bisect import bisect_right
 from dataclasses import dataclass
 
 from .normalize import NormalizedText
 from .quote import ParsedQuote
 
-__all__ = ["DEFAULT_MAX_GAP", "Span", "find_quote", "is_spaced_word_char"]
+__all__ = [
+    "DEFAULT_MAX_GAP",
+    "DEFAULT_SEARCH_STEPS",
+    "SearchBudget",
+    "SearchLimitReached",
+    "Span",
+    "find_quote",
+    "is_spaced_word_char",
+]
 
 DEFAULT_MAX_GAP = 300
-# Work bound for the elided search in pathological documents (a piece such as "the" occurring
-# thousands of times): past it the search gives up and the quote is not found (fail closed).
-_MAX_STEPS = 20_000
+#: Steps one quote may cost (its cited document and the search of all the others). A step is
+#: about half a microsecond of work on one core, so a quote costs at most about 10 ms whatever
+#: the quote and the documents. An honest quote needs a few steps per document it touches: a
+#: plain scan of 10,000 short documents fits, and larger corpora get a word index.
+DEFAULT_SEARCH_STEPS = 20_000
+# Costs in steps. Text scanned at C speed (a substring test, a find over a whole document):
+# one step per _SCAN_CHARS characters.
+_SCAN_CHARS = 4096
+_CHAIN_STEP = 2  # an occurrence examined by the chaining pass
+_BREAK_STEP = 4  # a paragraph-break check (maps the gap back to the original)
+# The chaining pass advances through a document in blocks of this many characters, so a chain
+# near the start of a large document is found without examining the rest.
+_BLOCK = 4096
+_BRACKETS = frozenset("[]")
+
+
+class SearchLimitReached(Exception):
+    """The search budget ran out before the search could finish.
+
+    Raised by the search; :func:`~vcg_otel.gate.quote_gate` turns it into ``not_found`` with
+    reason ``search_limit`` (never ``found``), or ``misattributed`` when another source had
+    already been found.
+    """
+
+
+class SearchBudget:
+    """Work allowed for searching: one quote by default, or one audit when shared.
+
+    Args:
+        steps: the most steps to spend. A step is about half a microsecond of work: opening a
+            document or examining an occurrence of a whole quote is one step, an occurrence of
+            a piece of an elided quote two, and 4 kB of text scanned at C speed one.
+    """
+
+    __slots__ = ("limit", "used")
+
+    def __init__(self, steps: int = DEFAULT_SEARCH_STEPS) -> None:
+        if isinstance(steps, bool) or not isinstance(steps, int):
+            raise TypeError(f"steps must be int, not {type(steps).__name__}")
+        if steps < 1:
+            raise ValueError("steps must be >= 1")
+        self.limit = steps
+        self.used = 0
+
+    def spend(self, steps: int = 1) -> None:
+        """Count ``steps``; raise :class:`SearchLimitReached` once the limit is passed."""
+        self.used += steps
+        if self.used > self.limit:
+            raise SearchLimitReached(f"search budget of {self.limit} steps exhausted")
+
+    def scan(self, chars: int) -> None:
+        """Count a C-speed pass over ``chars`` characters."""
+        self.spend(chars // _SCAN_CHARS)
+
+    @property
+    def exhausted(self) -> bool:
+        """No step is left."""
+        return self.used >= self.limit
 _PARAGRAPH_BREAK = re.compile(r"\n[^\S\n]*\n|\r\n[^\S\r\n]*\r\n|\u2029")
 
 
@@ -67,16 +140,6 @@ def _right_ok(hay: str, end: int, needle: str) -> bool:
     return True
 
 
-def _occurrences(hay: str, needle: str, start: int, stop: int,
-                 check_left: bool) -> Iterator[int]:
-    """Positions of ``needle`` starting in ``[start, stop]`` (left edge checked if asked)."""
-    pos = hay.find(needle, start, stop + len(needle))
-    while pos != -1:
-        if not check_left or _left_ok(hay, pos, needle):
-            yield pos
-        pos = hay.find(needle, pos + 1, stop + len(needle))
-
-
 @dataclass(frozen=True, slots=True)
 class Span:
     """A match in a normalized document: the whole passage and each piece (normalized offsets)."""
@@ -87,11 +150,15 @@ class Span:
     elided: bool
 
 
-def _find_contiguous(hay: str, needle: str) -> Span | None:
-    for pos in _occurrences(hay, needle, 0, len(hay), True):
+def _find_contiguous(hay: str, needle: str, budget: SearchBudget) -> Span | None:
+    budget.scan(len(hay))
+    pos = hay.find(needle)
+    while pos != -1:
+        budget.spend()
         end = pos + len(needle)
-        if _right_ok(hay, end, needle):
+        if _left_ok(hay, pos, needle) and _right_ok(hay, end, needle):
             return Span(pos, end, ((pos, end),), False)
+        pos = hay.find(needle, pos + 1)
     return None
 
 
@@ -100,61 +167,167 @@ def _has_paragraph_break(doc: NormalizedText, n_start: int, n_end: int) -> bool:
     return _PARAGRAPH_BREAK.search(doc.original, o_start, o_end) is not None
 
 
-def _find_chain(doc: NormalizedText, pieces: tuple[str, ...], max_gap: int) -> Span | None:
-    hay = doc.text
-    last = len(pieces) - 1
-    steps = 0
+class _Chain:
+    """The chaining pass over one document (see the module docstring).
 
-    def extend(k: int, cursor: int, found: list[tuple[int, int]]) -> list[tuple[int, int]] | None:
-        nonlocal steps
-        piece = pieces[k]
-        for pos in _occurrences(hay, piece, cursor, cursor + max_gap, False):
-            steps += 1
-            if steps > _MAX_STEPS:
-                return None
-            end = pos + len(piece)
-            if k == last and not _right_ok(hay, end, piece):
-                continue
-            if pos > cursor and _has_paragraph_break(doc, cursor, pos):
-                continue
-            here = [*found, (pos, end)]
-            if k == last:
-                return here
-            done = extend(k + 1, end, here)
-            if done is not None:
-                return done
+    For piece ``k``, ``starts[k]``/``ends[k]`` hold its reachable occurrences in document order
+    and ``preds[k]`` the index of each one's predecessor among piece ``k - 1``'s.
+    """
+
+    __slots__ = ("breaks", "budget", "doc", "done", "ends", "gaps", "hay", "lens", "max_gap",
+                 "pieces", "preds", "ptr", "starts")
+
+    def __init__(self, doc: NormalizedText, pieces: tuple[str, ...], gaps: tuple[bool, ...],
+                 max_gap: int, budget: SearchBudget) -> None:
+        self.doc, self.hay, self.pieces, self.max_gap, self.budget = (
+            doc, doc.text, pieces, max_gap, budget)
+        self.gaps = gaps if len(gaps) == len(pieces) - 1 else (False,) * (len(pieces) - 1)
+        self.lens = [len(p) for p in pieces]
+        self.starts: list[list[int]] = [[] for _ in pieces]
+        self.ends: list[list[int]] = [[] for _ in pieces]
+        self.preds: list[list[int]] = [[] for _ in pieces]
+        self.done = [0] * len(pieces)  # occurrences starting before done[k] were examined
+        self.ptr = [0] * len(pieces)  # first end of piece k - 1 whose window may still matter
+        self.breaks: bool | None = None  # the document has a paragraph break (once looked up)
+
+    def run(self) -> Span | None:
+        n, last = len(self.hay), len(self.pieces) - 1
+        while self.done[0] < n:
+            self._first(min(n, self.done[0] + _BLOCK))
+            for k in range(1, last + 1):
+                self._next(k, min(n, self.done[k - 1] + self.lens[k - 1]))
+            if self.starts[last]:
+                return self._span()
         return None
 
-    first = pieces[0]
-    for pos in _occurrences(hay, first, 0, len(hay), True):
-        steps += 1
-        if steps > _MAX_STEPS:
+    def _first(self, stop: int) -> None:
+        hay, piece = self.hay, self.pieces[0]
+        starts, ends, preds = self.starts[0], self.ends[0], self.preds[0]
+        size = len(piece)
+        bound = stop + size - 1
+        examined = 0
+        pos = hay.find(piece, self.done[0], bound)
+        while pos != -1:
+            examined += 1
+            if _left_ok(hay, pos, piece):
+                starts.append(pos)
+                ends.append(pos + size)
+                preds.append(-1)
+            pos = hay.find(piece, pos + 1, bound)
+        self.done[0] = stop
+        self.budget.spend(examined * _CHAIN_STEP)
+
+    def _next(self, k: int, stop: int) -> None:
+        """Examine piece ``k``'s occurrences starting in ``[done[k], stop)`` near a predecessor.
+
+        Every predecessor such an occurrence could have is known: a later occurrence of piece
+        ``k - 1`` ends at or after ``done[k - 1] + len(piece k - 1) >= stop``.
+        """
+        lo, max_gap = self.done[k], self.max_gap
+        prev = self.ends[k - 1]
+        i = self.ptr[k]
+        while i < len(prev) and prev[i] + max_gap < lo:
+            i += 1
+        self.ptr[k] = i
+        cursor = lo
+        while i < len(prev) and prev[i] < stop:
+            w_lo, w_hi = max(cursor, prev[i]), prev[i] + max_gap  # start positions, inclusive
+            i += 1
+            while i < len(prev) and prev[i] <= w_hi + 1:
+                w_hi = prev[i] + max_gap
+                i += 1
+            w_hi = min(w_hi, stop - 1)
+            if w_lo <= w_hi:
+                self._window(k, w_lo, w_hi)
+            cursor = w_hi + 1
+        self.done[k] = max(lo, stop)
+
+    def _window(self, k: int, w_lo: int, w_hi: int) -> None:
+        """Piece ``k``'s occurrences starting in ``[w_lo, w_hi]``, each tried against its
+        closest reachable predecessor (at most one window's worth before the budget is asked).
+        """
+        hay, piece, max_gap = self.hay, self.pieces[k], self.max_gap
+        prev = self.ends[k - 1]
+        starts, ends, preds = self.starts[k], self.ends[k], self.preds[k]
+        bracket_gap, last = self.gaps[k - 1], k == len(self.pieces) - 1
+        size = len(piece)
+        bound = w_hi + size
+        examined = 0
+        pos = hay.find(piece, w_lo, bound)
+        while pos != -1:
+            examined += 1
+            j = bisect_right(prev, pos) - 1
+            cursor = prev[j]
+            if pos - cursor <= max_gap and (not last or _right_ok(hay, pos + size, piece)) and (
+                pos == cursor or self._gap_ok(cursor, pos, bracket_gap)
+            ):
+                starts.append(pos)
+                ends.append(pos + size)
+                preds.append(j)
+            pos = hay.find(piece, pos + 1, bound)
+        self.budget.spend(examined * _CHAIN_STEP)
+
+    def _gap_ok(self, start: int, end: int, bracket_gap: bool) -> bool:
+        if bracket_gap and not _BRACKETS.isdisjoint(self.hay[start:end]):
+            return False
+        if self.breaks is None:  # most chunks have none: then no gap needs mapping back
+            self.budget.scan(len(self.doc.original))
+            self.breaks = _PARAGRAPH_BREAK.search(self.doc.original) is not None
+        if not self.breaks:
+            return True
+        self.budget.spend(_BREAK_STEP)
+        return not _has_paragraph_break(self.doc, start, end)
+
+    def _span(self) -> Span:
+        chain = []
+        j = 0
+        for k in range(len(self.pieces) - 1, -1, -1):
+            chain.append((self.starts[k][j], self.ends[k][j]))
+            j = self.preds[k][j]
+        chain.reverse()
+        return Span(chain[0][0], chain[-1][1], tuple(chain), True)
+
+
+def _find_chain(doc: NormalizedText, pieces: tuple[str, ...], gaps: tuple[bool, ...],
+                max_gap: int, budget: SearchBudget) -> Span | None:
+    hay = doc.text
+    for piece in sorted(set(pieces), key=len, reverse=True):  # long pieces are the rare ones
+        budget.scan(len(hay))
+        if piece not in hay:
             return None
-        end = pos + len(first)
-        if last == 0:
-            if _right_ok(hay, end, first):
-                return Span(pos, end, ((pos, end),), True)
-            continue
-        chain = extend(1, end, [(pos, end)])
-        if chain is not None:
-            return Span(chain[0][0], chain[-1][1], tuple(chain), True)
-    return None
+    if len(pieces) == 1:
+        span = _find_contiguous(hay, pieces[0], budget)
+        return None if span is None else Span(span.start, span.end, span.pieces, True)
+    return _Chain(doc, pieces, gaps, max_gap, budget).run()
 
 
 def find_quote(
-    doc: NormalizedText, quote: ParsedQuote, max_gap: int = DEFAULT_MAX_GAP
+    doc: NormalizedText,
+    quote: ParsedQuote,
+    max_gap: int = DEFAULT_MAX_GAP,
+    budget: SearchBudget | None = None,
 ) -> Span | None:
     """Where ``quote`` occurs in ``doc`` (normalized offsets), or ``None``.
 
-    The whole quote is tried as one contiguous needle first; only if that fails and the quote
-    carried editorial marks are its pieces chained.
+    Literal first: the whole quote as one contiguous needle; then, for a quote whose brackets
+    may be literal and that also has ellipses, its pieces around the ellipses only; then the
+    pieces around every editorial mark.
+
+    Raises:
+        SearchLimitReached: ``budget`` (by default a fresh :class:`SearchBudget`) ran out.
     """
     if quote.empty:
         return None
+    if budget is None:
+        budget = SearchBudget()
     if quote.needle:
-        span = _find_contiguous(doc.text, quote.needle)
+        span = _find_contiguous(doc.text, quote.needle, budget)
+        if span is not None:
+            return span
+    if quote.literal:
+        span = _find_chain(doc, quote.literal, (), max_gap, budget)
         if span is not None:
             return span
     if quote.elided:
-        return _find_chain(doc, quote.pieces, max_gap)
+        return _find_chain(doc, quote.pieces, quote.gaps, max_gap, budget)
     return None
