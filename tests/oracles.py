@@ -8,13 +8,15 @@ and lets any other exception through: both are findings.
 from __future__ import annotations
 
 import json
+import re
+import unicodedata
 from typing import Any
 
 from vcg_otel import normalize, normalize_with_map, quote_gate, span_gate
 from vcg_otel.audit import Citation
 from vcg_otel.extract import extract_citations, extract_documents
 from vcg_otel.gate.quote import strip_edges
-from vcg_otel.judge import VerdictLabel, parse_verdict
+from vcg_otel.judge import FailReason, VerdictLabel, parse_verdict
 
 _EDITORIAL = ("\u2026", "...", "[")
 
@@ -60,26 +62,54 @@ def check_extractors(value: Any) -> None:
 
 
 def check_parser(output: str) -> None:
-    """Any model output parses to a verdict, and ``supports`` only when every JSON object in
-    the output that carries a verdict says ``supports`` (an independent scan of the text)."""
+    """Any model output parses to a verdict without an internal error, and ``supports`` only
+    when the whole output is exactly one clean supports answer, judged by an independent
+    reading: the text from the first ``{`` to the last ``}`` is one JSON object (no key twice,
+    up to case) that says ``supports``, holds no other verdict, and the prose around it has no
+    brace and states no other verdict."""
     v = parse_verdict(output)
     assert v.verdict in VerdictLabel
+    assert v.fail_reason is not FailReason.PARSER_ERROR, v.detail
     if v.verdict is VerdictLabel.SUPPORTS:
         assert not v.fail_closed
-        objects = [json.loads(chunk) for chunk in _json_chunks(output)]
-        verdicts = {str(o["verdict"]).strip().lower() for o in objects
-                    if isinstance(o, dict) and "verdict" in o}
-        assert verdicts == {"supports"}
+        assert _one_clean_supports_answer(str.__str__(output)), output
 
 
-def _json_chunks(text: str) -> list[str]:
-    decoder, chunks, pos = json.JSONDecoder(), [], text.find("{")
-    while pos != -1:
-        try:
-            _, end = decoder.raw_decode(text, pos)
-        except ValueError:
-            pos = text.find("{", pos + 1)
-            continue
-        chunks.append(text[pos:end])
-        pos = text.find("{", end)
-    return chunks
+def _one_clean_supports_answer(text: str) -> bool:
+    first, last = text.find("{"), text.rfind("}")
+    prose = text[:first] + " " + text[last + 1:]
+    if first == -1 or last < first or "{" in prose or "}" in prose:
+        return False
+    try:
+        body = json.loads(text[first:last + 1], object_pairs_hook=_unique_keys)
+    except ValueError:
+        return False
+    if not isinstance(body, dict) or str(body.get("verdict", "")).strip().lower() != "supports":
+        return False
+    if any(_echoes_a_verdict(value) for key, value in body.items() if key != "verdict"):
+        return False
+    said = re.compile(r"\b(?:partial(?:ly)?|unrelated|unsupported|contradict(?:s|ed|ing|ion|ions"
+                      r"|ory)?)\b|\bnot support(?:s|ed|ing|ive)?\b")
+    return not said.search(_fold(prose))
+
+
+def _fold(text: str) -> str:
+    nfkc = unicodedata.normalize("NFKC", text)
+    return "".join(c for c in nfkc if unicodedata.category(c) not in ("Cf", "Cc")).casefold()
+
+
+def _echoes_a_verdict(value: Any) -> bool:
+    """A verdict key in a nested object, or a JSON-quoted ``"verdict":`` inside a string."""
+    if isinstance(value, dict):
+        return any(_fold(key).strip() == "verdict" or _echoes_a_verdict(item)
+                   for key, item in value.items())
+    if isinstance(value, list):
+        return any(_echoes_a_verdict(item) for item in value)
+    return isinstance(value, str) and re.search(r"[\"']verdict[\"']\s*:", _fold(value)) is not None
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    keys = [key.strip().casefold() for key, _ in pairs]
+    if len(set(keys)) != len(keys):
+        raise ValueError("a key given twice")
+    return dict(pairs)

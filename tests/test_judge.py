@@ -39,7 +39,6 @@ def answer(verdict: str = "supports", confidence: float = 0.9, reasoning: str = 
         "```json\n" + answer() + "\n```",
         "Let me think. The source states it plainly.\n" + answer(),
         answer("SUPPORTS"),
-        answer() + "\n" + answer(confidence=0.8),  # agreeing duplicates
     ],
 )
 def test_formats_real_models_produce_are_accepted(output: str) -> None:
@@ -56,7 +55,7 @@ def test_formats_real_models_produce_are_accepted(output: str) -> None:
         (42, FailReason.NON_STRING_OUTPUT),
         ({"verdict": "supports"}, FailReason.NON_STRING_OUTPUT),
         ("The claim is supported.", FailReason.NO_JSON),
-        ('{"verdict": "supports", "confidence": 0.9', FailReason.INVALID_JSON),
+        ('{"verdict": "supports", "confidence": 0.9', FailReason.TRUNCATED),
         ('{"verdict": supports}', FailReason.INVALID_JSON),
         ('{"confidence": 0.9, "reasoning": "x"}', FailReason.MISSING_FIELD),
         ('{"verdict": "supports", "reasoning": "x"}', FailReason.MISSING_FIELD),
@@ -68,6 +67,7 @@ def test_formats_real_models_produce_are_accepted(output: str) -> None:
         (answer("supported"), FailReason.OUT_OF_VOCABULARY),
         (answer("yes"), FailReason.OUT_OF_VOCABULARY),
         (answer() + answer("contradicts"), FailReason.CONFLICTING_ANSWERS),
+        (answer() + "\n" + answer(confidence=0.8), FailReason.MULTIPLE_ANSWERS),  # even agreeing
         ("x" * 30_000, FailReason.OVERSIZED_INPUT),
     ],
 )

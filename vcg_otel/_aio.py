@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import concurrent.futures
+import contextvars
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
@@ -10,7 +11,11 @@ T = TypeVar("T")
 
 
 def run_sync(coro: Coroutine[Any, Any, T]) -> T:
-    """``asyncio.run(coro)``, on a helper thread if this thread already runs an event loop."""
+    """``asyncio.run(coro)``, on a helper thread if this thread already runs an event loop.
+
+    The helper thread runs in a copy of the caller's context, so context variables (the
+    audit's re-entrancy marker, OpenTelemetry's current span) reach the coroutine either way.
+    """
     import asyncio  # lazily: importing asyncio costs ~40 ms, and sync-only users never need it
 
     try:
@@ -18,4 +23,4 @@ def run_sync(coro: Coroutine[Any, Any, T]) -> T:
     except RuntimeError:
         return asyncio.run(coro)
     with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="vcg-otel-sync") as helper:
-        return helper.submit(asyncio.run, coro).result()
+        return helper.submit(contextvars.copy_context().run, asyncio.run, coro).result()

@@ -4,15 +4,25 @@ Stage 1 runs inline (microseconds, no I/O). Stage 2 runs concurrently with a bou
 verdict cache and an in-flight de-duplication (the same claim against the same passage is one
 model call), within a per-audit budget, optionally on a sample. A fabricated or misattributed
 quote never reaches the judge. Every judge failure is a fail-closed ``unjudged`` outcome with
-its reason; nothing here raises because of the judge.
+its reason; nothing here raises because of the judge (whatever it raises or returns), while a
+Ctrl-C or a cancellation of the caller still propagates.
+
+``max_concurrency`` bounds the judge calls in flight per auditor, across all its audits, event
+loops and threads (:class:`~vcg_otel.audit.limit.Slots`). A judge that calls back into an
+audit of the same auditor (a handler decorated with it) would wait for a slot its own call
+holds: such re-entrant audits are recognised by a context variable set while a judge call
+runs, and do not wait for slots (nor for the auditor's pool); they nest at most
+:data:`MAX_REENTRY` deep, deeper ones fail closed with ``reentrancy_limit``.
 """
 
 from __future__ import annotations
 
+import contextvars
 import threading
 import time
 import zlib
 from collections.abc import Iterable, Mapping
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -33,12 +43,20 @@ from ..judge.runner import (
 )
 from ..judge.verdict import FailReason, Verdict, VerdictLabel
 from .cache import CacheKey, VerdictCache
+from .limit import Slots
 from .models import AuditReport, AuditResult, Citation, Outcome
 
 if TYPE_CHECKING:
     import asyncio
 
-__all__ = ["Auditor", "audit_citation"]
+__all__ = ["MAX_REENTRY", "Auditor", "audit_citation"]
+
+#: How deep a judge may call back into audits of its own auditor.
+MAX_REENTRY = 4
+# The auditors whose judge call is running in this context, innermost last. Copied into the
+# judge's thread (vcg_otel.judge.runner) and into every task created under it.
+_JUDGING: contextvars.ContextVar[tuple[object, ...]] = contextvars.ContextVar(
+    "vcg_otel_judging", default=())
 
 
 @dataclass(slots=True)
@@ -90,8 +108,11 @@ class Auditor:
     Args:
         judge: any ``llm_call(system, user)`` returning text or a ``JudgeResponse`` (sync or
             async, e.g. :class:`vcg_otel.llm.LiteLLMJudge`); ``None`` for a gate-only audit.
-        timeout: seconds one judge call may take before it fails closed (``timeout``).
-        max_concurrency: judge calls in flight at once.
+        timeout: seconds one judge call may take before it fails closed (``timeout``); a sync
+            call that hangs past it is abandoned and its thread replaced (at most
+            ``4 * max_concurrency`` hung threads are kept; beyond that calls wait and time out).
+        max_concurrency: judge calls in flight at once for this auditor, across all its audits
+            (sync, async and background alike); re-entrant audits do not count.
         max_judge_calls, max_tokens: per-audit budget; citations beyond it are ``unjudged``
             with reason ``budget_exhausted`` (tokens are checked before each call, so calls
             already in flight may overshoot ``max_tokens`` by their own size).
@@ -149,6 +170,8 @@ class Auditor:
         self.max_citations = max_citations
         self._executor: DaemonExecutor | None = None
         self._executor_lock = threading.Lock()
+        self._slots = Slots(max_concurrency)
+        self._marker = object()  # this auditor, in _JUDGING
 
     # -- public ----------------------------------------------------------------------------
 
@@ -245,12 +268,16 @@ class Auditor:
         import asyncio  # lazily: see vcg_otel._aio
 
         assert self.judge is not None
-        judge = self.judge
-        semaphore = asyncio.Semaphore(self.max_concurrency)
         budget = _Budget(self.max_judge_calls, self.max_tokens)
         inflight: dict[CacheKey, asyncio.Future[Verdict]] = {}
-        executor = self._pool()
         loop = asyncio.get_running_loop()
+        held = _JUDGING.get()
+        depth = held.count(self._marker)
+        # A re-entrant audit runs while our own judge call waits for it, holding a slot and a
+        # worker: it gets a limit and a pool of its own instead of waiting for those.
+        limit: AbstractAsyncContextManager[Any] = (
+            asyncio.Semaphore(self.max_concurrency) if depth else self._slots)
+        pool = DaemonExecutor(self.max_concurrency, "vcg-judge-nested") if depth else self._pool()
 
         async def one(p: _Pending) -> _Judged:
             if isinstance(p.call, Verdict):
@@ -264,30 +291,47 @@ class Auditor:
             future: asyncio.Future[Verdict] = loop.create_future()
             inflight[p.key] = future
             try:
-                async with semaphore:
-                    refused = budget.take()
-                    if refused is not None:
-                        verdict = Verdict.failed(FailReason.BUDGET_EXHAUSTED, refused,
-                                                 model=self.judge_model)
-                        future.set_result(verdict)
-                        return _Judged(verdict)
-                    started_ns, t0 = time.time_ns(), time.perf_counter()
-                    verdict = await ajudge_call(judge, p.call, timeout=self.timeout,
-                                                executor=executor, prefer_async=prefer_async)
-                    seconds = time.perf_counter() - t0
-                    budget.tokens += verdict.usage.total_tokens
+                if depth >= MAX_REENTRY:
+                    judged = _Judged(Verdict.failed(FailReason.REENTRANCY_LIMIT,
+                                                    f"{depth} nested audits",
+                                                    model=self.judge_model))
+                else:
+                    async with limit:
+                        judged = await self._call(p.call, budget, prefer_async, held, pool)
                 if self.cache is not None:
-                    self.cache.put(p.key, verdict)
-                future.set_result(verdict)
-                return _Judged(verdict, called=True, seconds=seconds, started_ns=started_ns,
-                               prompt=p.call.user)
+                    self.cache.put(p.key, judged.verdict)
+                future.set_result(judged.verdict)
+                return judged
             finally:
                 if not future.done():
                     future.set_result(Verdict.failed(FailReason.RAISED, "cancelled"))
                 inflight.pop(p.key, None)
 
-        judged = await asyncio.gather(*(one(p) for p in pending))
+        try:
+            judged = await asyncio.gather(*(one(p) for p in pending))
+        finally:
+            if depth:
+                pool.shutdown(wait=False, cancel_futures=True)
         return {p.index: j for p, j in zip(pending, judged, strict=True)}
+
+    async def _call(self, call: JudgeCall, budget: _Budget, prefer_async: bool,
+                    held: tuple[object, ...], executor: DaemonExecutor) -> _Judged:
+        """One judge call (within a slot), marked as ours in the context while it runs."""
+        assert self.judge is not None
+        refused = budget.take()
+        if refused is not None:
+            return _Judged(Verdict.failed(FailReason.BUDGET_EXHAUSTED, refused,
+                                          model=self.judge_model))
+        started_ns, t0 = time.time_ns(), time.perf_counter()
+        token = _JUDGING.set((*held, self._marker))
+        try:
+            verdict = await ajudge_call(self.judge, call, timeout=self.timeout,
+                                        executor=executor, prefer_async=prefer_async)
+        finally:
+            _JUDGING.reset(token)
+        budget.tokens += verdict.usage.total_tokens
+        return _Judged(verdict, called=True, seconds=time.perf_counter() - t0,
+                       started_ns=started_ns, prompt=call.user)
 
     # -- report ----------------------------------------------------------------------------
 

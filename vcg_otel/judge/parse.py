@@ -1,77 +1,272 @@
-"""Reading the judge's answer, strictly, failing closed with a distinct reason for each flaw.
+"""Reading the judge's answer: a verdict only from an answer whose whole structure is unambiguous.
 
-Accepted: one JSON object with ``verdict`` (one of the four labels, any case), ``confidence``
-(a number from 0 to 1) and ``reasoning`` (a string) — bare, inside a markdown code fence, or
-after some prose. Several objects are accepted only if they all give the same verdict.
-Everything else fails closed: the parser never guesses, and never turns a flaw into support.
+Accepted: exactly one JSON object with ``verdict`` (one of the four labels, any case),
+``confidence`` (a number from 0 to 1) and ``reasoning`` (a string) — bare, inside a markdown
+code fence, or with prose around it that states no other verdict. Anything that could be read
+two ways fails closed with its own :class:`FailReason`, because an answer that can be read two
+ways can be made to say ``supports`` by whoever wrote the text the model echoes:
+
+* a second object, agreeing (``multiple_answers``) or not (``conflicting_answers``);
+* an object that is not valid JSON: ``invalid_json``, or ``malformed_envelope`` when a
+  well-formed answer sits inside it (an echoed, unescaped ``{"verdict": "supports", ...}``);
+  one that never closes: ``truncated``; one nested deeper than :data:`MAX_DEPTH`: ``too_deep``;
+* a key given twice, also up to case and invisible characters (``duplicate_key``);
+* a verdict inside the answer or the answer inside another object, including a JSON verdict
+  quoted in a string (``nested_answer``);
+* prose that states another verdict or negates the JSON's (``prose_verdict``).
+
+Objects are never searched for inside an object that failed to parse: a verdict is read from
+the one top-level object or from nothing. The parser is total: any input gives a
+:class:`Verdict` (an internal error gives ``parser_error``), nesting is bounded by our own scan
+before ``json`` sees the text (no ``RecursionError``), and ``str`` subclasses are read through
+``str``'s own methods (a subclass cannot lie about its length or content).
 """
 
 from __future__ import annotations
 
 import json
 import math
+import re
+import unicodedata
 from typing import Any
 
 from .verdict import JUDGE_LABELS, FailReason, Verdict, VerdictLabel
 
-__all__ = ["MAX_OUTPUT_CHARS", "parse_verdict"]
+__all__ = ["MAX_DEPTH", "MAX_OUTPUT_CHARS", "parse_verdict"]
 
 #: Longer answers are not parsed (a judge is asked for two sentences of reasoning).
 MAX_OUTPUT_CHARS = 20_000
+#: Objects and arrays nested deeper than this are not parsed (an answer is one flat object).
+MAX_DEPTH = 8
 _LABELS = {label.value: label for label in JUDGE_LABELS}
-_DECODER = json.JSONDecoder()
+_FIELDS = ("verdict", "confidence", "reasoning")
+_STRUCTURE = re.compile(r'[{}\[\]"\\]')
+# Bounds on the search for an answer inside a malformed object (it only picks the reason).
+_MAX_PROBES = 64
+_PROBE_BUDGET = 4 * MAX_OUTPUT_CHARS
+# A JSON-style "verdict" key quoted inside a string value: an echoed answer.
+_QUOTED_KEY = re.compile(r"""["'\u201c\u201d]\s*verdict\s*["'\u201c\u201d]\s*:""")
+# Verdict words in prose, and the negations that reverse them (on case-folded text).
+_PROSE_WORDS = re.compile(
+    r"\b(?:(?P<supports>support(?:s|ed|ing|ive)?)|(?P<unsupported>unsupported)"
+    r"|(?P<partial>partial(?:ly)?)|(?P<unrelated>unrelated)"
+    r"|(?P<contradicts>contradict(?:s|ed|ing|ion|ions|ory)?))\b"
+)
+_NEGATION = re.compile(
+    r"(?:\b(?:not|no|never|cannot|nor|neither|without|fails?|failed|lacks?|lacking|"
+    r"insufficient|insufficiently)\b|n[\u2019']t\b)[^.;:!?\n]*$"
+)
+_QUALIFIED = re.compile(r"\b(?:partial(?:ly)?|partly)\s+$")
+_NEGATION_REACH = 40  # characters before a verdict word searched for a negation
 
 
-def _objects(text: str) -> tuple[list[Any], bool]:
-    """Every JSON value that starts at a ``{`` in ``text``, not nested in an earlier one.
+class _Problem(Exception):
+    """A structural flaw found while reading; carries the fail-closed reason."""
 
-    Returns the decoded objects and whether any ``{`` was seen at all.
+    def __init__(self, reason: FailReason, detail: str = "") -> None:
+        super().__init__(reason.value)
+        self.reason, self.detail = reason, detail
+
+
+def _fold(text: str) -> str:
+    """Compatibility-folded, case-folded, without format and control characters."""
+    nfkc = unicodedata.normalize("NFKC", text)
+    return "".join(ch for ch in nfkc if unicodedata.category(ch) not in ("Cf", "Cc")).casefold()
+
+
+def _close(text: str, start: int) -> tuple[int, bool]:
+    """Scan the value that opens at ``text[start]`` (``{``) without recursion.
+
+    Returns the index just past its closing bracket and ``True``, or the length of the text and
+    ``False`` when it never closes. Raises :class:`_Problem` (``too_deep``) past
+    :data:`MAX_DEPTH`. Strings are skipped the way JSON reads them, so a valid object is
+    delimited exactly as ``json`` would; an invalid one is delimited somehow, and rejected.
     """
-    found: list[Any] = []
-    pos = text.find("{")
-    saw_brace = pos != -1
-    while pos != -1:
-        try:
-            value, end = _DECODER.raw_decode(text, pos)
-        except ValueError:
-            pos = text.find("{", pos + 1)
+    depth, in_string, skip = 0, False, -1
+    for match in _STRUCTURE.finditer(text, start):
+        i = match.start()
+        if i == skip:
             continue
-        found.append(value)
-        pos = text.find("{", end)
-    return found, saw_brace
+        char = text[i]
+        if in_string:
+            if char == "\\":
+                skip = i + 1
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "{[":
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise _Problem(FailReason.TOO_DEEP, f"nested deeper than {MAX_DEPTH}")
+        elif char in "}]":
+            depth -= 1
+            if depth == 0:
+                return i + 1, True
+    return len(text), False
+
+
+def _regions(text: str) -> list[tuple[int, int, bool]]:
+    """The top-level ``{...}`` spans of the text: ``(start, end, closed)``, in order.
+
+    A ``}`` outside every object is a fragment of one (``invalid_json``).
+    """
+    regions: list[tuple[int, int, bool]] = []
+    pos = 0
+    while True:
+        opening, closing = text.find("{", pos), text.find("}", pos)
+        if closing != -1 and (opening == -1 or closing < opening):
+            raise _Problem(FailReason.INVALID_JSON, "a '}' outside any object")
+        if opening == -1:
+            return regions
+        end, closed = _close(text, opening)
+        regions.append((opening, end, closed))
+        pos = end
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    seen: set[str] = set()
+    for key, _ in pairs:
+        folded = _fold(key).strip()
+        if folded in seen:
+            raise _Problem(FailReason.DUPLICATE_KEY, folded[:40])
+        seen.add(folded)
+    return dict(pairs)
+
+
+def _loads(chunk: str) -> Any:
+    """Decode one delimited object; ``ValueError`` if it is not valid JSON."""
+    return json.loads(chunk, object_pairs_hook=_no_duplicates)
+
+
+def _holds_answer(text: str, start: int, end: int) -> bool:
+    """Whether a well-formed answer object sits inside ``text[start:end]`` (bounded search)."""
+    budget, probes, pos = _PROBE_BUDGET, 0, text.find("{", start + 1, end)
+    while pos != -1 and probes < _MAX_PROBES and budget > 0:
+        probes += 1
+        try:
+            stop, closed = _close(text, pos)
+            budget -= stop - pos
+            if closed:
+                value = _loads(text[pos:stop])
+                if isinstance(value, dict) and "verdict" in value:
+                    return True
+        except (_Problem, ValueError, RecursionError):
+            pass
+        pos = text.find("{", pos + 1, end)
+    return False
+
+
+def _label_of(answer: Any) -> str:
+    label = answer.get("verdict") if isinstance(answer, dict) else None
+    return label.strip().lower() if isinstance(label, str) else f"<{type(label).__name__}>"
+
+
+def _nested_answer(answer: dict[str, Any]) -> str | None:
+    """Where a second verdict hides inside the answer, if it does (iterative walk)."""
+    stack: list[tuple[Any, bool]] = [(answer, True)]
+    while stack:
+        value, top = stack.pop()
+        if isinstance(value, dict):
+            if not top and any(_fold(str(k)).strip() == "verdict" for k in value):
+                return "an object with a verdict inside the answer"
+            for key, item in value.items():
+                if top and key == "verdict":
+                    continue
+                stack.append((item, False))
+        elif isinstance(value, list):
+            stack.extend((item, False) for item in value)
+        elif isinstance(value, str) and _QUOTED_KEY.search(_fold(value)):
+            return "a quoted verdict inside a string"
+    return None
+
+
+def _prose_conflict(prose: str, label: str) -> str | None:
+    """A verdict stated in the prose that differs from ``label`` (or negates it), if any."""
+    folded = _fold(prose)
+    for match in _PROSE_WORDS.finditer(folded):
+        word = match.lastgroup or ""
+        said, negated = ("supports", True) if word == "unsupported" else (word, False)
+        window = folded[max(0, match.start() - _NEGATION_REACH):match.start()]
+        if said == "supports" and _QUALIFIED.search(window):
+            said = "partial"  # "partially supports" states partial
+        negated = negated or _NEGATION.search(window) is not None
+        if (said == label) is negated:
+            stated = f"not {said}" if negated else said
+            return f"the prose says {stated!r}, the JSON {label!r}"
+    return None
+
+
+def _read(text: str) -> Verdict:
+    regions = _regions(text)
+    if not regions:
+        return Verdict.failed(FailReason.NO_JSON, raw_output=text)
+    answers: list[Any] = []
+    for start, end, closed in regions:
+        if not closed:
+            inside = _holds_answer(text, start, end)
+            detail = "an answer inside the unclosed object" if inside else ""
+            return Verdict.failed(FailReason.TRUNCATED, detail, raw_output=text)
+        try:
+            answers.append(_loads(text[start:end]))
+        except ValueError:
+            if _holds_answer(text, start, end):
+                return Verdict.failed(FailReason.MALFORMED_ENVELOPE,
+                                      "an answer inside an invalid object", raw_output=text)
+            return Verdict.failed(FailReason.INVALID_JSON, raw_output=text)
+    if len(answers) > 1:
+        labels = sorted({_label_of(a) for a in answers if isinstance(a, dict) and "verdict" in a})
+        if len(labels) > 1:
+            return Verdict.failed(FailReason.CONFLICTING_ANSWERS, ", ".join(labels)[:120],
+                                  raw_output=text)
+        return Verdict.failed(FailReason.MULTIPLE_ANSWERS, f"{len(answers)} JSON objects",
+                              raw_output=text)
+    answer = answers[0]
+    nested = _nested_answer(answer)
+    if nested is not None:
+        return Verdict.failed(FailReason.NESTED_ANSWER, nested, raw_output=text)
+    verdict = _one(answer, text)
+    if verdict.fail_closed:
+        return verdict
+    start, end, _ = regions[0]
+    conflict = _prose_conflict(text[:start] + "\n" + text[end:], verdict.verdict.value)
+    if conflict is not None:
+        return Verdict.failed(FailReason.PROSE_VERDICT, conflict, raw_output=text)
+    return verdict
 
 
 def parse_verdict(output: object) -> Verdict:
-    """Turn a judge's raw output into a :class:`Verdict` (fail-closed on any flaw)."""
-    if not isinstance(output, str):
-        return Verdict.failed(FailReason.NON_STRING_OUTPUT, type(output).__name__)
-    if not output.strip():
-        return Verdict.failed(FailReason.EMPTY_OUTPUT)
-    if len(output) > MAX_OUTPUT_CHARS:
-        return Verdict.failed(FailReason.OVERSIZED_INPUT, f"output of {len(output)} characters",
-                              raw_output=output[:MAX_OUTPUT_CHARS])
-    objects, saw_brace = _objects(output)
-    answers = [o for o in objects if isinstance(o, dict) and "verdict" in o]
-    if not answers:
-        if objects and all(isinstance(o, dict) for o in objects):
-            return Verdict.failed(FailReason.MISSING_FIELD, "verdict", raw_output=output)
-        reason = FailReason.INVALID_JSON if saw_brace else FailReason.NO_JSON
-        return Verdict.failed(reason, raw_output=output)
-    parsed: list[Verdict] = []
-    for answer in answers:
-        one = _one(answer, output)
-        if one.fail_closed:
-            return one
-        parsed.append(one)
-    if len({v.verdict for v in parsed}) > 1:
-        return Verdict.failed(FailReason.CONFLICTING_ANSWERS,
-                              ", ".join(sorted({v.verdict.value for v in parsed})),
-                              raw_output=output)
-    return parsed[0]
+    """Turn a judge's raw output into a :class:`Verdict` (fail-closed on any flaw, never raises).
+
+    See the module docstring for what is accepted and each reason for what is not.
+    """
+    try:
+        if not isinstance(output, str):
+            return Verdict.failed(FailReason.NON_STRING_OUTPUT, type(output).__name__)
+        size = str.__len__(output)
+        if size > MAX_OUTPUT_CHARS:
+            return Verdict.failed(FailReason.OVERSIZED_INPUT, f"output of {size} characters",
+                                  raw_output=str.__getitem__(output, slice(0, MAX_OUTPUT_CHARS)))
+        text = str.__str__(output)  # a plain copy: a subclass's methods are never called
+        if not text.strip():
+            return Verdict.failed(FailReason.EMPTY_OUTPUT)
+        return _read(text)
+    except _Problem as problem:
+        return Verdict.failed(problem.reason, problem.detail, raw_output=_plain(output))
+    except Exception as exc:  # total by contract: a parser bug still fails closed
+        return Verdict.failed(FailReason.PARSER_ERROR, type(exc).__name__)
 
 
-def _one(answer: dict[str, Any], output: str) -> Verdict:
-    for field in ("verdict", "confidence", "reasoning"):
+def _plain(output: object) -> str | None:
+    if isinstance(output, str) and str.__len__(output) <= MAX_OUTPUT_CHARS:
+        return str.__str__(output)
+    return None
+
+
+def _one(answer: Any, output: str) -> Verdict:
+    if not isinstance(answer, dict):
+        return Verdict.failed(FailReason.WRONG_TYPE, "answer", raw_output=output)
+    for field in _FIELDS:
         if field not in answer:
             return Verdict.failed(FailReason.MISSING_FIELD, field, raw_output=output)
     label, confidence, reasoning = answer["verdict"], answer["confidence"], answer["reasoning"]

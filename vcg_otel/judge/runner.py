@@ -9,6 +9,7 @@ unparseable answer — becomes a fail-closed :class:`Verdict` with its reason. N
 from __future__ import annotations
 
 import concurrent.futures
+import contextvars
 import inspect
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
@@ -107,10 +108,45 @@ def judge_model_name(llm_call: object) -> str:
     return f"callable:{getattr(llm_call, '__module__', '?')}.{name}"
 
 
+class _JudgeRaised:
+    """An exception the judge raised, carried back as a value.
+
+    Whatever its kind (``KeyboardInterrupt``, ``SystemExit``, ``GeneratorExit``,
+    ``CancelledError`` included), an exception raised *by the judge* is the judge's failure:
+    it fails closed with ``raised``. Carrying it as a value is what tells it apart from the
+    same exception delivered to the *caller* (a Ctrl-C, a cancelled task), which is never
+    caught here and propagates as Python users expect.
+    """
+
+    __slots__ = ("exc",)
+
+    def __init__(self, exc: BaseException) -> None:
+        self.exc = exc
+
+
+def _plain_usage(usage: object) -> Usage:
+    """A fresh, validated :class:`Usage` (raises if the judge's object is not a valid one)."""
+    if not isinstance(usage, Usage):
+        raise TypeError(f"usage must be a Usage, not {type(usage).__name__}")
+    return Usage(usage.prompt_tokens, usage.completion_tokens, usage.cost)
+
+
 def _finish(output: Any, model: str) -> Verdict:
+    if isinstance(output, _JudgeRaised):
+        return _raised(output.exc, model)
     usage, answered_by = Usage(), model
     if isinstance(output, JudgeResponse):
-        usage, answered_by, output = output.usage, output.model or model, output.text
+        # Re-checked here: a frozen dataclass can still be altered with object.__setattr__,
+        # and the budget and the metrics must never see a bogus count.
+        try:
+            usage = _plain_usage(output.usage)
+            name = output.model
+            if name is not None and not isinstance(name, str):
+                raise TypeError(f"model must be a str, not {type(name).__name__}")
+            answered_by = (str.__str__(name) if name else "") or model
+            output = output.text
+        except Exception as exc:
+            return Verdict.failed(FailReason.INVALID_RESPONSE, type(exc).__name__, model=model)
     verdict = parse_verdict(output)
     return replace(verdict, usage=usage, model=answered_by)
 
@@ -118,6 +154,37 @@ def _finish(output: Any, model: str) -> Verdict:
 def _raised(exc: BaseException, model: str) -> Verdict:
     # Only the type: exception messages may carry request details (URLs, keys, content).
     return Verdict.failed(FailReason.RAISED, type(exc).__name__, model=model)
+
+
+def _caller_cancelled() -> bool:
+    """Whether the running task was asked to cancel (by its caller, or by a timeout).
+
+    Before Python 3.11 a task cannot tell, and every cancellation is taken as the caller's.
+    """
+    import asyncio
+
+    task = asyncio.current_task()
+    cancelling = getattr(task, "cancelling", None)
+    return cancelling is None or cancelling() > 0
+
+
+async def _guarded(start: Callable[[], Any]) -> Any:
+    """Await an async judge's answer; what the judge raises comes back as a value."""
+    import asyncio
+
+    try:
+        output = start()
+        if inspect.isawaitable(output):
+            output = await output
+        if inspect.isawaitable(output):  # an awaitable that returns one: await it once more
+            output = await output
+        return output
+    except asyncio.CancelledError as exc:
+        if _caller_cancelled():
+            raise
+        return _JudgeRaised(exc)
+    except BaseException as exc:  # the judge's failure, whatever its kind (see _JudgeRaised)
+        return _JudgeRaised(exc)
 
 
 async def ajudge_call(
@@ -132,39 +199,58 @@ async def ajudge_call(
 
     A judge with both a sync ``__call__`` and an async ``acall`` (like ``LiteLLMJudge``) is
     called through ``acall`` unless ``prefer_async`` is false — sync audits run each on a
-    short-lived event loop, where a client bound to another loop must not be used.
+    short-lived event loop, where a client bound to another loop must not be used. Without an
+    ``executor`` a sync judge gets a private thread. A sync call that times out is abandoned
+    (see :class:`~vcg_otel._executor.DaemonExecutor`), so hung calls cannot jam the pool.
+    Never raises, except the caller's own cancellation.
     """
     import asyncio  # lazily: see vcg_otel._aio
 
     model = judge_model_name(llm_call)
+    system, user = call.system, call.user
+    private: DaemonExecutor | None = None
+    future: concurrent.futures.Future[Any] | None = None
     try:
         acall = getattr(llm_call, "acall", None)
         if prefer_async and inspect.iscoroutinefunction(acall):
-            pending: Awaitable[Any] = acall(call.system, call.user)
+            output = await asyncio.wait_for(_guarded(lambda: acall(system, user)), timeout)
         elif _is_coroutine_callable(llm_call):
-            pending = llm_call(call.system, call.user)  # type: ignore[assignment]
+            output = await asyncio.wait_for(_guarded(lambda: llm_call(system, user)), timeout)
         else:
-            loop = asyncio.get_running_loop()
-            pending = loop.run_in_executor(executor, llm_call, call.system, call.user)
-        output = await asyncio.wait_for(pending, timeout)
-        if inspect.isawaitable(output):
-            output = await asyncio.wait_for(output, timeout)
+            if executor is None:
+                executor = private = DaemonExecutor(1, "vcg-judge")
+            # The judge's thread sees this context (vcg_otel.audit's re-entrancy marker).
+            future = executor.submit(contextvars.copy_context().run, _call_sync, llm_call,
+                                     system, user)
+            output = await asyncio.wait_for(asyncio.wrap_future(future), timeout)
     except (asyncio.TimeoutError, TimeoutError):
+        if future is not None and isinstance(executor, DaemonExecutor):
+            executor.abandon(future)
         return Verdict.failed(FailReason.TIMEOUT, f"after {timeout}s", model=model)
-    except Exception as exc:
-        return _raised(exc, model)
+    except asyncio.CancelledError:
+        if _caller_cancelled():
+            raise
+        # Not our task's cancellation: the pool was shut down under a queued call.
+        return Verdict.failed(FailReason.RAISED, "CancelledError", model=model)
+    finally:
+        if private is not None:
+            private.shutdown(wait=False, cancel_futures=True)
     return _finish(output, model)
 
 
 def _call_sync(llm_call: LLMCall, system: str, user: str) -> Any:
-    output = llm_call(system, user)
-    if not inspect.isawaitable(output):
-        return output
+    """Call a sync judge (on a worker thread); what it raises comes back as a value."""
+    try:
+        output = llm_call(system, user)
+        if not inspect.isawaitable(output):
+            return output
 
-    async def wait() -> Any:
-        return await output
+        async def wait() -> Any:
+            return await output
 
-    return run_sync(wait())
+        return run_sync(wait())
+    except BaseException as exc:  # the judge's failure, whatever its kind (see _JudgeRaised)
+        return _JudgeRaised(exc)
 
 
 def judge_call(
@@ -174,17 +260,29 @@ def judge_call(
     timeout: float | None,
     executor: concurrent.futures.Executor | None = None,
 ) -> Verdict:
-    """Run one judge request from sync code. With a timeout it runs in ``executor``."""
+    """Run one judge request from sync code, on a worker thread (``executor`` or a private one).
+
+    The judge never runs on the caller's thread, so what the judge raises (even
+    ``KeyboardInterrupt``) is its failure, and a Ctrl-C of the caller while it waits still
+    propagates. A call that times out is abandoned, never waited for. Never raises, except
+    the caller's own interruption.
+    """
     model = judge_model_name(llm_call)
+    pool = executor if executor is not None else DaemonExecutor(1, "vcg-judge")
     try:
-        if timeout is None or executor is None:
-            output = _call_sync(llm_call, call.system, call.user)
-        else:
-            output = executor.submit(_call_sync, llm_call, call.system, call.user).result(timeout)
-    except concurrent.futures.TimeoutError:
-        return Verdict.failed(FailReason.TIMEOUT, f"after {timeout}s", model=model)
-    except Exception as exc:
-        return _raised(exc, model)
+        future = pool.submit(contextvars.copy_context().run, _call_sync, llm_call,
+                             call.system, call.user)
+        try:
+            output = future.result(timeout)
+        except concurrent.futures.TimeoutError:
+            if isinstance(pool, DaemonExecutor):
+                pool.abandon(future)
+            return Verdict.failed(FailReason.TIMEOUT, f"after {timeout}s", model=model)
+        except concurrent.futures.CancelledError:  # the pool was shut down under it
+            return Verdict.failed(FailReason.RAISED, "CancelledError", model=model)
+    finally:
+        if executor is None:
+            pool.shutdown(wait=False, cancel_futures=True)  # never wait for a hung judge
     return _finish(output, model)
 
 
@@ -206,8 +304,8 @@ def judge_support(
     """Ask ``llm_call`` whether ``source`` establishes ``claim`` (seed-compatible).
 
     ``source`` is sent as given (it should be a bounded window, not a whole document: the
-    auditor builds one with :func:`source_window`). Fails closed, never raises for judge
-    failures.
+    auditor builds one with :func:`source_window`). Fails closed; nothing the judge does or
+    returns makes it raise (its exceptions of any kind, its output, its usage).
 
     Raises:
         TypeError: claim, quote or source is not a ``str``, or llm_call is not callable.
@@ -221,10 +319,4 @@ def judge_support(
     prepared = prepare(claim, quote, source, window)
     if isinstance(prepared, Verdict):
         return prepared
-    if timeout is None:
-        return judge_call(llm_call, prepared, timeout=None)
-    pool = DaemonExecutor(1, "vcg-judge")
-    try:
-        return judge_call(llm_call, prepared, timeout=timeout, executor=pool)
-    finally:
-        pool.shutdown(wait=False, cancel_futures=True)  # never wait for a hung judge
+    return judge_call(llm_call, prepared, timeout=timeout)
