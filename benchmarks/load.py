@@ -13,8 +13,9 @@ checks events on the audit span (``check_spans=False``, 1 span per request) and
 ``--annotations requests`` writes only ``citation_fabrication`` (1 annotation per request).
 Requests are paced to the target rate (default 200/s for 10 minutes). Reported: achieved
 requests/s, added latency (p50/p99 of the decorated call minus the bare handler's p50), spans
-created vs spans Phoenix stored, annotations written vs stored (counted exactly in Phoenix's
-SQLite file), and RSS at start, every minute and at the end.
+created vs spans Phoenix stored, annotations written vs stored (counted exactly through
+Phoenix's GraphQL API: ``recordCount``, ``spanAnnotationNameCounts``), and RSS at start, every
+minute and at the end.
 
 Exporter settings: ``vcg_otel.phoenix.register`` with a 30 s export timeout (a busy Phoenix
 answers 503; the exporter retries that long), a 65,536-span queue and batches of 2,048.
@@ -107,7 +108,8 @@ def main() -> int:
         if args.annotations != "none":
             notes = PhoenixAnnotationProcessor(phoenix.url, sync=args.annotation_sync,
                                                per_citation=args.annotations == "all")
-        provider = register(PROJECT, phoenix.url, export_timeout=args.export_timeout,
+        provider = register(project_name=PROJECT, endpoint=phoenix.url,
+                            export_timeout=args.export_timeout,
                             max_queue_size=args.queue, max_export_batch_size=2048,
                             annotations=notes)
         counter = Counter()

@@ -1,4 +1,4 @@
-"""Test helpers around the real Phoenix server (the launcher itself is vcg_otel.phoenix)."""
+"""Test helpers around the real Phoenix server (the launcher is vcg_otel.phoenix.local)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import time
 from collections.abc import Callable
 from typing import TypeVar
 
-from vcg_otel.phoenix import LocalPhoenix as PhoenixServer
-from vcg_otel.phoenix import free_port
+from vcg_otel.phoenix.local import LocalPhoenix as PhoenixServer
+from vcg_otel.phoenix.local import free_port
 
 __all__ = ["PhoenixServer", "free_port", "poll"]
 

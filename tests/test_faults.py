@@ -53,7 +53,7 @@ def black_hole() -> Iterator[str]:
 
 def test_black_holing_endpoint_neither_slows_the_app_nor_hangs_shutdown(black_hole: str
                                                                         ) -> None:
-    provider = register("black-hole", black_hole, export_timeout=3.0)
+    provider = register(project_name="black-hole", endpoint=black_hole, export_timeout=3.0)
 
     @audited_citations(tracer_provider=provider)
     def answer(documents: dict[str, str]) -> dict[str, Any]:

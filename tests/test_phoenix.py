@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import time
 import uuid
 from typing import Any
 
 import pytest
+from hostile_http import HostileServer
 from opentelemetry.sdk.trace import TracerProvider
 from phoenix_server import PhoenixServer, free_port, poll
 
@@ -35,7 +37,8 @@ def flush(provider: TracerProvider) -> None:
 
 def test_audits_arrive_with_kinds_attributes_and_annotations(phoenix: PhoenixServer) -> None:
     name = project()
-    provider = register(name, phoenix.url)
+    notes = PhoenixAnnotationProcessor(phoenix.url)
+    provider = register(project_name=name, endpoint=phoenix.url, annotations=notes)
     tracer = provider.get_tracer("app")
 
     @audited_citations(tracer_provider=provider)
@@ -79,12 +82,14 @@ def test_audits_arrive_with_kinds_attributes_and_annotations(phoenix: PhoenixSer
     # three annotated spans: the dirty request's root and audit span, the clean audit span
     assert fractions == {"fabricated": pytest.approx(2 / 3), "clean": pytest.approx(1 / 3)}
     provider.shutdown()
+    assert (notes.written, notes.dropped, notes.pending) == (5 + 3, 0, 0)
+    assert phoenix.stored(name) == (8, {"citation_verdict": 5, "citation_fabrication": 3})
 
 
 def test_check_events_mode_annotates_every_citation_on_its_audit_span(
         phoenix: PhoenixServer) -> None:
     name = project()
-    provider = register(name, phoenix.url,  # bulk, as under load
+    provider = register(project_name=name, endpoint=phoenix.url,  # bulk, as under load
                         annotations=PhoenixAnnotationProcessor(phoenix.url, sync=False))
     tracer = provider.get_tracer("app")
 
@@ -149,7 +154,7 @@ def test_annotations_of_spans_not_stored_yet_are_held_back_until_they_are(
 
 def test_phoenix_down_at_start_never_blocks_the_app() -> None:
     dead = f"http://127.0.0.1:{free_port()}"
-    provider = register(project(), dead)
+    provider = register(project_name=project(), endpoint=dead)
 
     @audited_citations(tracer_provider=provider)
     def answer(documents: dict[str, str]) -> dict[str, Any]:
@@ -168,7 +173,7 @@ def test_phoenix_down_at_start_never_blocks_the_app() -> None:
 
 def test_phoenix_going_down_mid_run_and_coming_back(phoenix: PhoenixServer) -> None:
     name = project()
-    provider = register(name, phoenix.url)
+    provider = register(project_name=name, endpoint=phoenix.url)
 
     @audited_citations(tracer_provider=provider)
     def answer(tag: str, documents: dict[str, str]) -> dict[str, Any]:
@@ -219,7 +224,8 @@ def test_batch_processor_drops_are_counted_in_a_metric() -> None:
     from opentelemetry.sdk.metrics.export import InMemoryMetricReader
 
     reader = InMemoryMetricReader()
-    provider = register(project(), f"http://127.0.0.1:{free_port()}", max_queue_size=4,
+    provider = register(project_name=project(), endpoint=f"http://127.0.0.1:{free_port()}",
+                        max_queue_size=4,
                         max_export_batch_size=4,
                         annotations=False, schedule_delay=60,
                         meter_provider=MeterProvider(metric_readers=[reader]))
@@ -239,3 +245,88 @@ def test_batch_processor_drops_are_counted_in_a_metric() -> None:
                                    if p.attributes.get("error.type") == "queue_full")
     assert dropped >= 10
     provider.shutdown()
+
+
+def test_a_phoenix_otel_register_user_adds_our_annotations_in_two_lines(
+        phoenix: PhoenixServer) -> None:
+    from phoenix.otel import register as phoenix_register
+
+    name = project()
+    tracer_provider = phoenix_register(project_name=name, endpoint=phoenix.url + "/v1/traces",
+                                       batch=True, set_global_tracer_provider=False,
+                                       verbose=False)
+    # the README's two lines (the endpoint comes from PHOENIX_COLLECTOR_ENDPOINT when unset)
+    notes = PhoenixAnnotationProcessor(phoenix.url)
+    tracer_provider.add_span_processor(notes, replace_default_processor=False)
+
+    @audited_citations(tracer_provider=tracer_provider)
+    def answer(documents: dict[str, str]) -> dict[str, Any]:
+        return {"citations": DIRTY}
+
+    answer(DOCS)
+    tracer_provider.force_flush()
+    stored = poll(lambda: phoenix.stored(name), lambda s: s[0] == 4 and sum(s[1].values()) == 4)
+    assert stored == (4, {"citation_verdict": 3, "citation_fabrication": 1})
+    tracer_provider.shutdown()
+    assert (notes.written, notes.dropped) == (4, 0)
+
+
+def test_register_reads_phoenix_environment_variables_as_phoenix_does(
+        phoenix: PhoenixServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    name = project()
+    monkeypatch.setenv("PHOENIX_COLLECTOR_ENDPOINT", phoenix.url)
+    monkeypatch.setenv("PHOENIX_PROJECT_NAME", name)
+    before = dict(os.environ)
+    provider = register()
+    assert dict(os.environ) == before  # nothing set for the process, not even briefly kept
+
+    @audited_citations(tracer_provider=provider)
+    def answer(documents: dict[str, str]) -> dict[str, Any]:
+        return {"citations": CLEAN}
+
+    answer(DOCS)
+    provider.force_flush()
+    stored = poll(lambda: phoenix.stored(name), lambda s: s[0] == 3 and sum(s[1].values()) == 3)
+    assert stored == (3, {"citation_verdict": 2, "citation_fabrication": 1})
+    provider.shutdown()
+
+
+def test_phoenix_api_key_goes_to_both_spans_and_annotations(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PHOENIX_API_KEY", "k-123")
+    with HostileServer("ok") as server:
+        provider = register(project_name=project(), endpoint=server.url + "/v1/traces")
+
+        @audited_citations(tracer_provider=provider)
+        def answer(documents: dict[str, str]) -> dict[str, Any]:
+            return {"citations": CLEAN}
+
+        answer(DOCS)
+        provider.force_flush()
+        provider.shutdown()
+    auth = {path.split("?")[0]: headers.get("authorization")
+            for _, path, headers in server.requests}
+    assert auth == {"/v1/traces": "Bearer k-123", "/v1/span_annotations": "Bearer k-123"}
+    assert server.annotations == 3
+
+
+def test_a_trickling_endpoint_cannot_stretch_the_providers_shutdown() -> None:
+    # Spans and annotations both point at a peer that answers one byte every 0.3 s: the OTLP
+    # exporter's per-read timeout never fires, and the SDK's own shutdown waits 30 s for it.
+    with HostileServer("trickle", trickle_every=0.3) as server:
+        provider = register(project_name=project(), endpoint=server.url, export_timeout=1.0,
+                            shutdown_timeout=2.0,
+                            annotations=PhoenixAnnotationProcessor(
+                                server.url, send_delay=0, shutdown_timeout=2.0))
+
+        @audited_citations(tracer_provider=provider)
+        def answer(documents: dict[str, str]) -> dict[str, Any]:
+            return {"citations": DIRTY}
+
+        for _ in range(20):
+            answer(DOCS)
+        time.sleep(1.0)  # the first export is under way, stuck on the trickle
+        t0 = time.perf_counter()
+        provider.shutdown()
+        elapsed = time.perf_counter() - t0
+    assert elapsed < 2.0 + 2.0 + 2.0  # spans' bound + annotations' bound + scheduling

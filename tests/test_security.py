@@ -32,7 +32,7 @@ def test_content_capture_off_leaves_nothing_in_spans_events_annotations_metrics_
     openai_server.responder = lambda body: Reply(
         json.dumps({"verdict": "supports", "confidence": 0.9, "reasoning": reasoning}), 50, 9)
     project = "security-capture-off"
-    provider = register(project, phoenix.url)
+    provider = register(project_name=project, endpoint=phoenix.url)
     memory = InMemorySpanExporter()
     provider.add_span_processor(SimpleSpanProcessor(memory))
     reader = InMemoryMetricReader()

@@ -161,7 +161,7 @@ def _tracer_provider(args: argparse.Namespace) -> Any:
         return None
     from .phoenix import register
 
-    return register(args.project, args.phoenix or args.otlp_endpoint,
+    return register(project_name=args.project, endpoint=args.phoenix or args.otlp_endpoint,
                     annotations=bool(args.phoenix),
                     resource_attributes={"service.name": "vcg-otel-audit"})
 

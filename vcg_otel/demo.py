@@ -156,7 +156,7 @@ def run_demo(no_server: bool = False, keep: bool = False, port: int | None = Non
     phoenix.start()
     try:
         print(f"Phoenix is up: {phoenix.url}/projects  (project {PROJECT!r})")
-        provider = register(PROJECT, phoenix.url)
+        provider = register(project_name=PROJECT, endpoint=phoenix.url)
         _run_app(provider)
         expected = sum(len(c) for _, _, c in ANSWERS)
         deadline = time.monotonic() + 30
