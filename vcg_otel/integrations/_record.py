@@ -1,8 +1,6 @@
-"""One audit as the decorator records it: a ``citation_audit`` span under the current span
-(a framework's own component or chain span), its check and judge spans, and the metrics.
-
-For integrations that are handed citations and documents directly (Haystack components)
-rather than wrapping a handler.
+"""One audit as ``@audited_citations`` records it, for integrations that do not wrap a handler:
+a ``citation_audit`` span (optionally current while the framework call runs, so the
+framework's spans nest under it), its check and judge spans, and the metrics.
 """
 
 from __future__ import annotations
@@ -10,8 +8,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from opentelemetry import context as otel_context
 from opentelemetry import metrics, trace
-from opentelemetry.trace import Span
+from opentelemetry.context import Context
+from opentelemetry.trace import Span, Status, StatusCode
 
 from .._version import __version__
 from ..audit import Auditor, AuditReport, Citation
@@ -22,7 +22,7 @@ from ..otel.metrics import instruments_for, record_metrics
 from ..otel.spans import record_report
 from . import _names
 
-__all__ = ["ResolvingAuditor", "audit_status", "record_audit"]
+__all__ = ["AuditScope", "ResolvingAuditor", "audit_status", "record_audit"]
 
 
 class ResolvingAuditor(Auditor):
@@ -51,28 +51,105 @@ def audit_status(citations: Sequence[Citation], documents: DocumentSet) -> str:
     return "audited" if len(documents) else _names.STATUS_NO_DOCUMENTS
 
 
+class AuditScope:
+    """A ``citation_audit`` span from before the framework call to the end of its audit.
+
+    Args:
+        auditor: does the audit (a :class:`ResolvingAuditor` for identifier resolution).
+        parent: the context to start the span in (default: the current one).
+        tracer_provider, meter_provider, capture_content: as for ``@audited_citations``.
+    """
+
+    def __init__(self, auditor: Auditor, *, parent: Context | None = None,
+                 tracer_provider: Any = None, meter_provider: Any = None,
+                 capture_content: bool | None = None) -> None:
+        self.auditor = auditor
+        self.meter_provider = meter_provider
+        self.capture_content = capture_content
+        self.tracer = trace.get_tracer("vcg_otel", __version__, tracer_provider)
+        self.span: Span = self.tracer.start_span(semconv.SPAN_AUDIT, context=parent, attributes={
+            semconv.OPENINFERENCE_SPAN_KIND: semconv.KIND_GUARDRAIL,
+            semconv.AUDIT_MODE: "observe",
+        })
+
+    def current(self) -> object:
+        """Make the span current (framework spans started now nest under it); returns the
+        token for :meth:`release`."""
+        return otel_context.attach(trace.set_span_in_context(self.span))
+
+    @staticmethod
+    def release(token: object) -> None:
+        otel_context.detach(token)  # type: ignore[arg-type]
+
+    def failed(self, exc: BaseException) -> None:
+        """The framework call raised: record it and end the span."""
+        self.span.set_attribute(semconv.AUDIT_STATUS, "handler_error")
+        self.span.record_exception(exc)
+        self.span.set_status(Status(StatusCode.ERROR, type(exc).__name__))
+        self.span.end()
+
+    def _begin(self, citations: Sequence[Citation], documents: DocumentSet) -> str:
+        self.span.set_attribute(semconv.AUDIT_DOCUMENT_COUNT, len(documents))
+        return audit_status(citations, documents)
+
+    def _record(self, status: str, report: AuditReport) -> None:
+        record_report(self.tracer, self.span, report, ContentPolicy.resolve(self.capture_content))
+        self.span.set_attribute(semconv.AUDIT_STATUS, status)
+        record_metrics(instruments_for(self.meter_provider), report)
+        if status == _names.STATUS_NO_DOCUMENTS:
+            _no_documents_counter(self.meter_provider).add(1)
+
+    def error(self, exc: Exception) -> None:
+        """Reading the framework's output failed: record it and end the span."""
+        self._error(exc)
+        self.span.end()
+
+    def _error(self, exc: Exception) -> None:
+        self.span.set_attribute(semconv.AUDIT_ERROR, type(exc).__name__)
+        self.span.record_exception(exc)
+        self.span.set_status(
+            Status(StatusCode.ERROR, f"citation audit failed: {type(exc).__name__}"))
+
+    def finish(self, citations: Sequence[Citation], documents: DocumentSet,
+               *, swallow: bool = True) -> AuditReport | None:
+        """Audit, record and end the span. With ``swallow`` (observe) an audit that fails is
+        recorded and ``None`` returned; otherwise it raises after recording."""
+        try:
+            status = self._begin(citations, documents)
+            report = self.auditor.audit(citations, documents)
+            self._record(status, report)
+            return report
+        except Exception as exc:
+            self._error(exc)
+            if not swallow:
+                raise
+            return None
+        finally:
+            self.span.end()
+
+    async def afinish(self, citations: Sequence[Citation], documents: DocumentSet,
+                      *, swallow: bool = True) -> AuditReport | None:
+        """:meth:`finish` from async code (the judge runs with ``aaudit``)."""
+        try:
+            status = self._begin(citations, documents)
+            report = await self.auditor.aaudit(citations, documents)
+            self._record(status, report)
+            return report
+        except Exception as exc:
+            self._error(exc)
+            if not swallow:
+                raise
+            return None
+        finally:
+            self.span.end()
+
+
 def record_audit(auditor: Auditor, citations: Sequence[Citation], documents: DocumentSet, *,
                  tracer_provider: Any = None, meter_provider: Any = None,
                  capture_content: bool | None = None) -> AuditReport:
-    """Audit and record it; the report is returned whatever happens to the telemetry."""
-    tracer = trace.get_tracer("vcg_otel", __version__, tracer_provider)
-    span: Span = tracer.start_span(semconv.SPAN_AUDIT, attributes={
-        semconv.OPENINFERENCE_SPAN_KIND: semconv.KIND_GUARDRAIL,
-        semconv.AUDIT_MODE: "observe",
-        semconv.AUDIT_DOCUMENT_COUNT: len(documents),
-    })
-    try:
-        report = auditor.audit(citations, documents)
-        status = audit_status(citations, documents)
-        record_report(tracer, span, report, ContentPolicy.resolve(capture_content))
-        span.set_attribute(semconv.AUDIT_STATUS, status)
-        record_metrics(instruments_for(meter_provider), report)
-        if status == _names.STATUS_NO_DOCUMENTS:
-            _no_documents_counter(meter_provider).add(1)
-        return report
-    except Exception as exc:
-        span.set_attribute(semconv.AUDIT_ERROR, type(exc).__name__)
-        span.record_exception(exc)
-        raise
-    finally:
-        span.end()
+    """Audit under the current span and record it; an audit that fails raises (recorded)."""
+    scope = AuditScope(auditor, tracer_provider=tracer_provider, meter_provider=meter_provider,
+                       capture_content=capture_content)
+    report = scope.finish(citations, documents, swallow=False)
+    assert report is not None
+    return report

@@ -18,8 +18,6 @@ the OpenInference Haystack instrumentor is on.
 
 from __future__ import annotations
 
-import json
-import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,8 +27,8 @@ from haystack.dataclasses import ChatMessage
 from ..audit import AuditReport, AuditResult
 from ..audit import Citation as AuditCitation
 from ..documents import DocumentSet
-from ..extract import extract_citations
 from ._record import ResolvingAuditor, record_audit
+from .answers import citations_in_text
 
 __all__ = ["Citation", "CitationConsistencyChecker", "ReplyCitationChecker"]
 
@@ -160,26 +158,10 @@ class CitationConsistencyChecker(_Checking):
         return self._check([_as_audit_citation(c) for c in citations], documents)[0]
 
 
-_FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
-
-
 def _reply_text(reply: Any) -> str:
     if isinstance(reply, ChatMessage):
         return reply.text or ""
     return reply if isinstance(reply, str) else ""
-
-
-def citations_in_reply(text: str) -> list[AuditCitation]:
-    """The citations of one generator reply: a JSON answer (``{"citations": [...]}``, in a
-    markdown fence or not) or inline ``"quote" [doc-id]`` in prose."""
-    fenced = _FENCE.match(text)
-    body = fenced.group(1) if fenced else text.strip()
-    if body[:1] in "{[":
-        try:
-            return extract_citations(json.loads(body))
-        except ValueError:
-            pass
-    return extract_citations(text)
 
 
 @component
@@ -193,6 +175,6 @@ class ReplyCitationChecker(_Checking):
     def run(self, replies: list[ChatMessage] | list[str],
             documents: list[Document] | None = None) -> dict[str, Any]:
         """Extract the citations of every reply and check them against ``documents``."""
-        citations = [c for reply in replies for c in citations_in_reply(_reply_text(reply))]
+        citations = [c for reply in replies for c in citations_in_text(_reply_text(reply))]
         out, _ = self._check(citations, documents)
         return {**out, "replies": replies}
