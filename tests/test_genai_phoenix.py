@@ -4,7 +4,7 @@ These facts choose vcg_otel's defaults (README, "What is emitted"): Phoenix (20.
 traces only, over HTTP and gRPC; OTLP logs are refused on both, so log-based events never
 reach it; span events are stored with their span and served back. Hence span-event copies stay
 on by default (``VCG_OTEL_SPAN_EVENTS``). If a Phoenix release starts taking logs, the first
-two tests fail, and the default deserves another look.
+two tests fail, and the default deserves another look. (OTLP metrics are refused too.)
 """
 
 from __future__ import annotations
@@ -64,13 +64,14 @@ def _logs_provider(exporter: Any, project: str) -> tuple[LoggerProvider, list[An
     return provider, results
 
 
-def test_phoenix_refuses_otlp_logs_over_http(phoenix: PhoenixServer) -> None:
+def test_phoenix_refuses_otlp_logs_and_metrics_over_http(phoenix: PhoenixServer) -> None:
     request = logs_service_pb2.ExportLogsServiceRequest().SerializeToString()
-    post = urllib.request.Request(phoenix.url + "/v1/logs", data=request, method="POST",
-                                  headers={"content-type": "application/x-protobuf"})
-    with pytest.raises(urllib.error.HTTPError) as refused:
-        urllib.request.urlopen(post, timeout=10)
-    assert refused.value.code == 405
+    for path in ("/v1/logs", "/v1/metrics"):
+        post = urllib.request.Request(phoenix.url + path, data=request, method="POST",
+                                      headers={"content-type": "application/x-protobuf"})
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(post, timeout=10)
+        assert refused.value.code == 405, path
     # and what an application's exporter sees: every export of our events fails
     provider, results = _logs_provider(
         OTLPLogExporter(endpoint=phoenix.url + "/v1/logs", timeout=5), "logs-http")
