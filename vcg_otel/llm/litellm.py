@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import logging
+import math
 import os
 import threading
 import time
@@ -50,6 +51,21 @@ def _litellm() -> Any:
                         logging.getLogger(name).setLevel(logging.WARNING)
                 _module = module
     return _module
+
+
+def _count(value: object) -> int:
+    """A token count as the provider reported it; anything that is not a count is 0 (unknown).
+
+    A server's usage block is outside our control: a negative, fractional or non-numeric
+    count is not recorded (it would open the ``max_tokens`` budget or skew the metrics).
+    """
+    if isinstance(value, bool):
+        return 0
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value.strip())
+    return int.__int__(value) if isinstance(value, int) and value >= 0 else 0
 
 
 class LiteLLMJudge:
@@ -115,13 +131,17 @@ class LiteLLMJudge:
     def _response(self, litellm: Any, response: Any) -> JudgeResponse:
         text = response.choices[0].message.content
         usage = getattr(response, "usage", None)
-        prompt = int(getattr(usage, "prompt_tokens", 0) or 0)
-        completion = int(getattr(usage, "completion_tokens", 0) or 0)
+        prompt = _count(getattr(usage, "prompt_tokens", 0))
+        completion = _count(getattr(usage, "completion_tokens", 0))
         try:
             cost: float | None = float(litellm.completion_cost(completion_response=response))
         except Exception:
             cost = None  # price unknown for this model: tokens are still recorded
-        answered_by = getattr(response, "model", None) or self.model
+        if cost is not None and not (math.isfinite(cost) and cost >= 0.0):
+            cost = None
+        answered_by = getattr(response, "model", None)
+        if not isinstance(answered_by, str) or not answered_by:
+            answered_by = self.model
         return JudgeResponse(text if isinstance(text, str) else "", Usage(prompt, completion, cost),
                              answered_by)
 
