@@ -3,12 +3,15 @@
     python benchmarks/overhead.py [--calls 20000]
 
 The handler returns 5 citations (4 real quotes, 1 fabricated) over 10 documents of 2 kB; gate
-only. Two configurations:
+only. Three configurations:
 
 (a) no OpenTelemetry SDK configured, observe mode: nothing can record an audit, so the
     decorator skips it; this is the cost of the check.
 (b) SDK tracer provider with a BatchSpanProcessor exporting to nothing, plus an SDK meter
-    provider: the full audit, 6 spans and the metrics per call.
+    provider, no logger provider: the full audit, 6 spans and the metrics per call.
+(c) as (b), plus a global SDK logger provider with a BatchLogRecordProcessor exporting to
+    nothing: the events go through the Logs API too (5 gen_ai.evaluation.result log records
+    per call, each correlated with its check span).
 
 Overhead = decorated call time - bare call time, per call, reported at p50 and p99; plus spans
 per second sustained in (b).
@@ -28,6 +31,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from opentelemetry import _logs
+from opentelemetry.sdk._logs import LoggerProvider
+from opentelemetry.sdk._logs.export import BatchLogRecordProcessor
 from opentelemetry.sdk.metrics import MeterProvider
 from opentelemetry.sdk.metrics.export import InMemoryMetricReader
 from opentelemetry.sdk.trace import TracerProvider
@@ -39,6 +45,12 @@ from opentelemetry.sdk.trace.export import (
 
 from vcg_otel import audited_citations
 
+try:  # the newer names (the old ones are deprecated aliases in 1.45)
+    from opentelemetry.sdk._logs.export import LogRecordExporter as LogExporter
+    from opentelemetry.sdk._logs.export import LogRecordExportResult as LogExportResult
+except ImportError:  # pragma: no cover - older SDK
+    from opentelemetry.sdk._logs.export import LogExporter, LogExportResult  # type: ignore
+
 DATA = Path(__file__).parent / "data" / "arxiv_abstracts_295.json"
 
 
@@ -49,6 +61,21 @@ class NullExporter(SpanExporter):
     def export(self, spans: Sequence[Any]) -> SpanExportResult:
         self.exported += len(spans)
         return SpanExportResult.SUCCESS
+
+
+class NullLogExporter(LogExporter):
+    def __init__(self) -> None:
+        self.exported = 0
+
+    def export(self, batch: Sequence[Any]) -> LogExportResult:
+        self.exported += len(batch)
+        return LogExportResult.SUCCESS
+
+    def shutdown(self) -> None:
+        pass
+
+    def force_flush(self, timeout_millis: int = 30_000) -> bool:
+        return True
 
 
 def workload() -> tuple[dict[str, str], dict[str, Any]]:
@@ -112,12 +139,21 @@ def main() -> int:
     tracer_provider.force_flush()
     spans = exporter.exported - spans_before
 
+    logs_out = NullLogExporter()
+    logger_provider = LoggerProvider()
+    logger_provider.add_log_record_processor(
+        BatchLogRecordProcessor(logs_out, max_queue_size=65_536))
+    _logs.set_logger_provider(logger_provider)
+    c = per_call_ns(lambda: full(docs), args.calls)
+    logger_provider.force_flush()
+
     base50 = statistics.median(base) / 1000
     print(f"{args.calls:,} calls each; handler: 5 citations over 10 documents of 2 kB, gate only")
     print(f"{'configuration':<44}{'p50 µs':>9}{'p99 µs':>9}{'overhead p50':>14}{'target':>9}")
     print(f"{'bare handler':<44}{pct(base, .5):>9.2f}{pct(base, .99):>9.2f}{'':>14}{'':>9}")
     rows = [("(a) decorated, no SDK configured (observe)", a, 10.0),
-            ("(b) decorated, SDK + BatchSpanProcessor, full", b, 500.0)]
+            ("(b) decorated, SDK + BatchSpanProcessor, full", b, 500.0),
+            ("(c) as (b) + events on the Logs API", c, 500.0)]
     for label, values, target in rows:
         over = pct(values, .5) - base50
         print(f"{label:<44}{pct(values, .5):>9.2f}{pct(values, .99):>9.2f}"
@@ -125,7 +161,10 @@ def main() -> int:
     print(f"\n(b) spans exported: {spans:,} in {elapsed:.2f} s of calls "
           f"({spans / elapsed:,.0f} spans/s sustained, {args.calls / elapsed:,.0f} audited "
           f"calls/s on one thread)")
+    print(f"(c) log records exported: {logs_out.exported:,} "
+          f"({logs_out.exported / max(1, args.calls + min(1000, args.calls)):.1f} per call)")
     tracer_provider.shutdown()
+    logger_provider.shutdown()
     return 0
 
 

@@ -30,7 +30,7 @@ from vcg_otel.otel.content import ContentPolicy
 from vcg_otel.otel.metrics import instruments_for, record_metrics
 from vcg_otel.otel.spans import emit_audit
 
-try:  # the name since SDK 1.40; the older one is kept as an alias there
+try:  # the newer name (the old one is a deprecated alias in 1.45)
     from opentelemetry.sdk._logs.export import InMemoryLogRecordExporter as InMemoryLogs
 except ImportError:  # pragma: no cover - older SDK
     from opentelemetry.sdk._logs.export import InMemoryLogExporter as InMemoryLogs
