@@ -5,8 +5,11 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
+import stat
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -161,3 +164,222 @@ def test_demo_reads_its_rates_back_from_a_real_phoenix() -> None:
     assert "11 citations: fabrication (not_found) rate 27.3%, misattribution rate 9.1%" in (
         out.stdout)
     assert "(annotation citation_fabrication): 66.7%" in out.stdout
+
+
+# --- the real command: exit codes, clear input errors, clean interruption ----------------------
+
+CLI = Path(sys.executable).parent / "vcg-otel"
+
+
+def vcg(*args: str | Path, env: dict[str, str] | None = None, timeout: float = 120,
+        ) -> subprocess.CompletedProcess[str]:
+    """The installed console script, as a user or a CI job runs it."""
+    command = [str(CLI)] if CLI.exists() else [sys.executable, "-m", "vcg_otel.cli"]
+    return subprocess.run([*command, *map(str, args)], capture_output=True, text=True,
+                          timeout=timeout, env=env)
+
+
+def assert_input_error(proc: subprocess.CompletedProcess[str], message: str) -> None:
+    """Exit 2 with one clear line naming the fault, never a traceback."""
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert f"vcg-otel: error: {message}" in proc.stderr, proc.stderr
+
+
+def test_invalid_utf8_is_an_input_error_naming_file_and_line(files: dict[str, Path]) -> None:
+    tmp = files["answers"].parent
+    answers = tmp / "latin1.jsonl"
+    answers.write_bytes(files["answers"].read_bytes() + '{"citations": [{"claim": "caf\xe9", '
+                        '"quote": "q", "doc_id": "paper"}]}\n'.encode("latin-1"))
+    assert_input_error(vcg("audit", answers, "--docs", files["docs_dir"]),
+                       f"{answers}:3: not UTF-8 (byte 0xe9 at column 30)")
+    (files["docs_dir"] / "notes.txt").write_bytes(b"fine\nstill fine\nna\xefve\n")
+    assert_input_error(vcg("audit", files["answers"], "--docs", files["docs_dir"]),
+                       f"{files['docs_dir'] / 'notes.txt'}:3: not UTF-8 (byte 0xef at column 3)")
+    docs_json = tmp / "latin1.json"
+    docs_json.write_bytes(b'{\n"paper": "caf\xe9"\n}\n')
+    assert_input_error(vcg("audit", files["answers"], "--docs", docs_json),
+                       f"{docs_json}:2: not UTF-8 (byte 0xe9 at column 14)")
+
+
+def test_deeply_nested_line_is_an_input_error(files: dict[str, Path]) -> None:
+    deep = files["answers"].parent / "deep.jsonl"
+    deep.write_text(json.dumps(ANSWERS[0]) + "\n" + '{"a":' * 5000 + "1" + "}" * 5000 + "\n")
+    assert_input_error(vcg("audit", deep, "--docs", files["docs_dir"]),
+                       f"{deep}:2: JSON nested too deeply")
+    huge = files["answers"].parent / "huge_number.jsonl"
+    huge.write_text('{"id": ' + "9" * 5000 + "}\n")
+    proc = vcg("audit", huge, "--docs", files["docs_dir"])
+    assert_input_error(proc, f"{huge}:1: invalid JSON")
+
+
+def test_invalid_json_message_says_where_and_why(files: dict[str, Path]) -> None:
+    broken = files["answers"].parent / "broken.jsonl"
+    broken.write_text('{"id": "a1", "citations": "unterminated\n')
+    proc = vcg("audit", broken, "--docs", files["docs_dir"])
+    assert_input_error(proc, f"{broken}:1: invalid JSON at column 40: Invalid control character")
+    assert not proc.stderr.rstrip().endswith(" at")
+
+
+@pytest.mark.parametrize("where", ["missing/results.jsonl", "a_directory", "/proc/self/x"])
+def test_unwritable_out_is_refused_before_the_audit(files: dict[str, Path], where: str) -> None:
+    tmp = files["answers"].parent
+    (tmp / "a_directory").mkdir()
+    out = Path(where) if where.startswith("/") else tmp / where
+    proc = vcg("audit", files["answers"], "--docs", files["docs_dir"], "--out", out)
+    reason = {"missing/results.jsonl": f"directory {tmp / 'missing'} does not exist",
+              "a_directory": "is a directory", "/proc/self/x": "cannot write"}[where]
+    assert_input_error(proc, f"--out {out}: {reason}")
+    assert "auditing [" not in proc.stderr  # refused before a single answer was audited
+    assert not list(tmp.rglob("*.partial"))
+
+
+def test_out_into_a_pipe_is_written_through_not_replaced(files: dict[str, Path]) -> None:
+    fifo = files["answers"].parent / "results.fifo"
+    os.mkfifo(fifo)
+    received: list[str] = []
+    reader = threading.Thread(target=lambda: received.extend(fifo.read_text().splitlines()))
+    reader.start()
+    proc = vcg("audit", files["answers"], "--docs", files["docs_dir"], "--out", fifo,
+               "--no-progress")
+    reader.join(30)
+    assert proc.returncode == 0, proc.stderr
+    assert [json.loads(line)["outcome"] for line in received] == [
+        "found", "misattributed", "not_found", "found"]
+    assert stat.S_ISFIFO(fifo.stat().st_mode)
+
+
+def test_answers_from_a_pipe_are_audited(files: dict[str, Path]) -> None:
+    fifo = files["answers"].parent / "answers.fifo"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=lambda: fifo.write_bytes(files["answers"].read_bytes()))
+    writer.start()
+    proc = vcg("audit", fifo, "--docs", files["docs_dir"], timeout=60)
+    writer.join(30)
+    assert proc.returncode == 0, proc.stderr
+    assert "2 answers, 4 citations" in proc.stdout
+
+
+def test_zero_concurrency_is_a_usage_error(files: dict[str, Path]) -> None:
+    proc = vcg("audit", files["answers"], "--docs", files["docs_dir"], "--concurrency", "0")
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert "argument --concurrency: must be a whole number >= 1, not '0'" in proc.stderr
+
+
+def test_answers_without_auditable_citations_are_reported_and_counted(
+    files: dict[str, Path]
+) -> None:
+    odd = write_jsonl(files["answers"].parent / "odd.jsonl", [
+        [1, 2, 3],
+        {},
+        {"citations": "see x"},
+        {"id": "no-doc", "citations": [{"claim": "c", "quote": "improves accuracy by 4.2%"}]},
+        {"id": "no-quote", "citations": [{"claim": "c", "doc_id": "paper"}]},
+        ANSWERS[0],
+    ])
+    proc = vcg("audit", odd, "--docs", files["docs_dir"], "--out", files["out"])
+    assert proc.returncode == 0, proc.stderr
+    for line in (1, 2, 3):
+        assert f"vcg-otel: warning: {odd}:{line}: no citations found; answer skipped" in (
+            proc.stderr)
+    assert f"vcg-otel: warning: {odd}:4: citation 1 has no doc_id; not audited" in proc.stderr
+    assert f"vcg-otel: warning: {odd}:5: citation 1 has no quote; unverifiable" in proc.stderr
+    assert "6 answers, 3 citations" in proc.stdout
+    assert "not audited: 3 answers without citations, 1 citation without a doc_id" in proc.stdout
+    results = [json.loads(line) for line in files["out"].read_text().splitlines()]
+    assert [(r["answer_id"], r["outcome"]) for r in results] == [
+        ("no-quote", "unverifiable"), ("a1", "found"), ("a1", "misattributed")]
+
+
+def test_extractor_failure_is_an_input_error_naming_the_line(
+    files: dict[str, Path], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def explode(record: Any) -> Any:
+        raise TypeError("unhashable type: 'dict'")
+
+    monkeypatch.setattr("vcg_otel.cli.extract_citations", explode)
+    assert main(["audit", str(files["answers"]), "--docs", str(files["docs_dir"]),
+                 "--out", str(files["out"])]) == 2
+    assert (f"vcg-otel: error: {files['answers']}:1: cannot read this record "
+            "(TypeError: unhashable type: 'dict')") in capsys.readouterr().err
+    assert not files["out"].exists()
+
+
+def test_internal_error_exits_3_not_1(files: dict[str, Path], monkeypatch: pytest.MonkeyPatch,
+                                      capsys: pytest.CaptureFixture[str]) -> None:
+    def broken(self: Any, *args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr("vcg_otel.audit.Auditor.audit", broken)
+    assert main(["audit", str(files["answers"]), "--docs", str(files["docs_dir"]),
+                 "--fail-on", "misattributed>0.9", "--out", str(files["out"])]) == 3
+    err = capsys.readouterr().err
+    assert "RuntimeError: a bug" in err and "vcg-otel: internal error" in err
+    assert not list(files["out"].parent.glob("*.partial"))
+
+
+@pytest.mark.parametrize("empty", ["answers", "docs"])
+def test_an_audit_of_nothing_does_not_pass_fail_on(files: dict[str, Path], empty: str) -> None:
+    tmp = files["answers"].parent
+    answers, docs = files["answers"], files["docs_dir"]
+    if empty == "answers":
+        answers = tmp / "empty.jsonl"
+        answers.write_text("\n\n")
+    else:
+        docs = tmp / "no_docs"
+        docs.mkdir()
+    base = ("audit", answers, "--docs", docs, "--fail-on", "fabricated>0.02")
+    what = f"{answers}: no answers" if empty == "answers" else f"{docs}: no documents"
+    assert_input_error(vcg(*base), what)
+    allowed = vcg(*base, "--allow-empty")
+    assert f"vcg-otel: warning: {what}" in allowed.stderr
+    # --allow-empty accepts the empty input; the audit itself still decides the exit code
+    assert allowed.returncode == (0 if empty == "answers" else 1), allowed.stderr
+
+
+def test_answers_that_yield_no_citation_at_all_are_refused(files: dict[str, Path]) -> None:
+    nothing = write_jsonl(files["answers"].parent / "nothing.jsonl", [{}, [1, 2, 3]])
+    assert_input_error(vcg("audit", nothing, "--docs", files["docs_dir"], "--fail-on",
+                           "fabricated>0.02"), f"{nothing}: no citation was audited")
+
+
+def test_inconsistent_follows_the_reports_rule(files: dict[str, Path]) -> None:
+    base = ("audit", files["answers"], "--docs", files["docs_dir"], "--no-progress",
+            "--fail-on", "inconsistent>0.3")
+    strict = vcg(*base)  # misattributed + not_found of 4
+    assert strict.returncode == 1 and "FAIL inconsistent rate 0.5000 > 0.3" in strict.stdout
+    lenient = vcg(*base, "--misattributed-is-consistent")  # not_found only
+    assert lenient.returncode == 0, lenient.stdout + lenient.stderr
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_mid_audit_leaves_no_partial_file(files: dict[str, Path],
+                                                   openai_server: FakeOpenAI,
+                                                   sig: signal.Signals) -> None:
+    release = threading.Event()
+    verdict = json.dumps({"verdict": "supports", "confidence": 0.9, "reasoning": "ok"})
+
+    def hang(body: dict[str, Any]) -> Reply:
+        release.wait(60)
+        return Reply(verdict, 10, 1)
+
+    openai_server.responder = hang
+    env = {**os.environ, "OPENAI_API_KEY": "sk-test", "OPENAI_API_BASE": openai_server.base_url}
+    command = [str(CLI)] if CLI.exists() else [sys.executable, "-m", "vcg_otel.cli"]
+    proc = subprocess.Popen(
+        [*command, "audit", str(files["answers"]), "--docs", str(files["docs_dir"]),
+         "--judge", "openai/test-judge", "--out", str(files["out"]), "--no-progress"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        assert poll(lambda: len(openai_server.requests), bool, timeout=60)  # judge waiting
+        assert list(files["out"].parent.glob(".results.jsonl.*.partial"))
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        release.set()
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 128 + sig, err
+    assert ("terminated" if sig == signal.SIGTERM else "interrupted") in err
+    assert not files["out"].exists()
+    assert not list(files["out"].parent.glob("*.partial"))

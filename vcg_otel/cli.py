@@ -4,7 +4,10 @@
                    [--fail-on "misattributed>0.05" ...] [--otlp-endpoint URL | --phoenix URL]
     vcg-otel demo [--no-server] [--keep]
 
-Exit codes: 0 success, 1 a ``--fail-on`` threshold was crossed, 2 bad input or usage.
+Exit codes: 0 success, 1 a ``--fail-on`` threshold was crossed, 2 bad input or usage (the
+message names the file and line), 3 an internal error (a bug: the traceback is printed),
+130 on SIGINT and 143 on SIGTERM. A crash never exits 1, so CI cannot mistake it for a
+crossed threshold.
 """
 
 from __future__ import annotations
@@ -14,16 +17,20 @@ import json
 import operator
 import os
 import re
+import signal
 import sys
 import tempfile
+import threading
 import time
+import traceback
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from types import FrameType
 from typing import Any, TextIO
 
-from .audit import Auditor, Outcome
+from .audit import Auditor, AuditReport, Citation, Outcome
 from .extract import extract_citations, extract_documents
 from .judge.verdict import Usage
 from .otel import semconv
@@ -31,26 +38,82 @@ from .otel import semconv
 __all__ = ["main"]
 
 
+_NEWLINE = b"\n"
+
+
 class InputError(Exception):
     """Bad input: the message names the file (and line) at fault."""
+
+
+class Terminated(BaseException):
+    """SIGTERM, raised in the main thread like ``KeyboardInterrupt`` so clean-up runs."""
 
 
 # --- input -------------------------------------------------------------------------------------
 
 
-def _jsonl(path: Path) -> Iterator[tuple[int, Any]]:
+def _json_error(exc: json.JSONDecodeError) -> str:
+    # json's messages for strings end in "at" / "starting at" (the position follows in
+    # str(exc)); the column is given separately here.
+    reason = re.sub(r"\s+(starting\s+)?at$", "", exc.msg)
+    return f"invalid JSON at column {exc.colno}: {reason}"
+
+
+def _parse(where: str, text: str) -> Any:
+    """One JSON value; every way it can fail becomes an InputError naming ``where``."""
     try:
-        handle = path.open(encoding="utf-8")
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{where}: {_json_error(exc)}") from exc
+    except RecursionError as exc:
+        raise InputError(f"{where}: JSON nested too deeply") from exc
+    except ValueError as exc:  # e.g. an integer over Python's 4,300-digit conversion limit
+        raise InputError(f"{where}: invalid JSON ({exc})") from exc
+
+
+def _decode(where: str, raw: bytes, encoding: str = "utf-8", *, lines: bool = False) -> str:
+    """Strict UTF-8; the error names the byte (and, for a whole file, its line)."""
+    try:
+        return raw.decode(encoding)
+    except UnicodeDecodeError as exc:
+        line_start = raw.rfind(_NEWLINE, 0, exc.start) + 1
+        if lines:
+            where += f":{raw.count(_NEWLINE, 0, exc.start) + 1}"
+        raise InputError(f"{where}: not UTF-8 (byte 0x{raw[exc.start]:02x} at column "
+                         f"{exc.start - line_start + 1})") from exc
+
+
+def _jsonl(path: Path) -> Iterator[tuple[int, Any]]:
+    """``(line number, value)`` for each non-blank line; read in binary so that invalid
+    UTF-8, bad JSON and absurd nesting are all reported with the line at fault."""
+    try:
+        handle = path.open("rb")
     except OSError as exc:
         raise InputError(f"{path}: cannot read ({exc.strerror})") from exc
     with handle:
-        for number, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
+        number = 0
+        while True:
             try:
-                yield number, json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputError(f"{path}:{number}: invalid JSON ({exc.msg})") from exc
+                raw = handle.readline()
+            except OSError as exc:
+                raise InputError(f"{path}:{number + 1}: cannot read ({exc.strerror})") from exc
+            if not raw:
+                return
+            number += 1
+            if raw.strip():
+                where = f"{path}:{number}"
+                text = _decode(where, raw, "utf-8-sig" if number == 1 else "utf-8")
+                yield number, _parse(where, text)
+
+
+def _extracted(where: str, extract: Callable[[Any], Any], value: Any) -> Any:
+    """Run an extractor on one record: a failure there is reported with the record's file
+    and line (exit 2) rather than as a traceback."""
+    try:
+        return extract(value)
+    except Exception as exc:
+        raise InputError(f"{where}: cannot read this record ({type(exc).__name__}: {exc})"
+                         ) from exc
 
 
 def load_documents(path: Path) -> dict[str, str]:
@@ -61,28 +124,30 @@ def load_documents(path: Path) -> dict[str, str]:
         for file in sorted(p for p in path.rglob("*") if p.is_file()):
             doc_id = str(file.relative_to(path).with_suffix(""))
             try:
-                docs[doc_id] = file.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError) as exc:
-                raise InputError(f"{file}: cannot read as UTF-8 text ({exc})") from exc
+                docs[doc_id] = _decode(str(file), file.read_bytes(), lines=True)
+            except OSError as exc:
+                raise InputError(f"{file}: cannot read ({exc.strerror})") from exc
         return docs
     if path.suffix == ".jsonl":
         docs = {}
         for number, record in _jsonl(path):
-            found = extract_documents([record])
+            found = _extracted(f"{path}:{number}", extract_documents, [record])
             if not found or not isinstance(record, dict) or "id" not in record:
                 raise InputError(f"{path}:{number}: expected an object with 'id' and 'text'")
             docs[str(record["id"])] = next(iter(found.values()))
         return docs
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        raw = path.read_bytes()
     except OSError as exc:
         raise InputError(f"{path}: cannot read ({exc.strerror})") from exc
+    text = _decode(str(path), raw, "utf-8-sig", lines=True)
+    try:
+        data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise InputError(f"{path}:{exc.lineno}: invalid JSON ({exc.msg})") from exc
-    docs = extract_documents(data)
-    if not docs:
-        raise InputError(f"{path}: no documents found (expected id -> text)")
-    return docs
+        raise InputError(f"{path}:{exc.lineno}: {_json_error(exc)}") from exc
+    except (RecursionError, ValueError):
+        data = _parse(str(path), text)  # raises the same InputError as a JSONL line
+    return dict(_extracted(str(path), extract_documents, data))
 
 
 # --- thresholds --------------------------------------------------------------------------------
@@ -90,9 +155,10 @@ def load_documents(path: Path) -> dict[str, str]:
 _OPS: dict[str, Callable[[float, float], bool]] = {
     ">=": operator.ge, "<=": operator.le, ">": operator.gt, "<": operator.lt}
 _THRESHOLD = re.compile(r"^\s*([a-z_]+)\s*(>=|<=|>|<)\s*([0-9]*\.?[0-9]+)\s*$")
-_GROUPS = {"fabricated": ("not_found", "misattributed"),
-           "inconsistent": ("partial", "unrelated", "contradicts", "not_found",
-                            "misattributed", "unjudged", "unverifiable")}
+# Rates over groups of outcomes. "inconsistent" follows each report's own rule
+# (AuditReport.is_consistent, which honours misattributed_is_consistent).
+_FABRICATED = frozenset({Outcome.NOT_FOUND, Outcome.MISATTRIBUTED})
+_GROUP_NAMES = ("fabricated", "inconsistent")
 
 
 @dataclass(frozen=True)
@@ -102,8 +168,8 @@ class Threshold:
     limit: float
 
     def crossed(self, counts: Counter[str], total: int) -> tuple[bool, float]:
-        members = _GROUPS.get(self.name, (self.name,))
-        rate = sum(counts[m] for m in members) / total if total else 0.0
+        """``counts`` holds every outcome's count and the groups' (``fabricated``, ...)."""
+        rate = counts[self.name] / total if total else 0.0
         return _OPS[self.op](rate, self.limit), rate
 
 
@@ -111,7 +177,7 @@ def parse_threshold(text: str) -> Threshold:
     """``"misattributed>0.05"``: a verdict (or ``fabricated``, ``inconsistent``), an operator
     and a rate between 0 and 1."""
     m = _THRESHOLD.match(text)
-    names = {o.value for o in Outcome} | set(_GROUPS)
+    names = {o.value for o in Outcome} | set(_GROUP_NAMES)
     if not m or m.group(1) not in names or float(m.group(3)) > 1:
         raise argparse.ArgumentTypeError(
             f"bad threshold {text!r}: use VERDICT>RATE, e.g. misattributed>0.05 "
@@ -119,7 +185,17 @@ def parse_threshold(text: str) -> Threshold:
     return Threshold(m.group(1), m.group(2), float(m.group(3)))
 
 
-# --- progress ----------------------------------------------------------------------------------
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number >= 1, not {text!r}")
+    return value
+
+
+# --- progress and warnings ---------------------------------------------------------------------
 
 
 class Progress:
@@ -136,7 +212,7 @@ class Progress:
         self.done += 1
         if not self.enabled:
             return
-        share = self.done / self.total
+        share = min(self.done / self.total, 1.0)
         rate = self.done / max(time.monotonic() - self.started, 1e-9)
         bar = "#" * int(share * 30)
         line = (f"auditing [{bar:<30}] {self.done}/{self.total} answers "
@@ -149,6 +225,75 @@ class Progress:
             self._last_decile = int(share * 10)
             self.stream.write(line + "\n")
         self.stream.flush()
+
+
+class Warnings:
+    """Per-record warnings on stderr, the first ``limit`` of them; the summary counts all."""
+
+    def __init__(self, stream: TextIO, limit: int = 50) -> None:
+        self.stream, self.limit, self.count = stream, limit, 0
+
+    def __call__(self, message: str) -> None:
+        self.count += 1
+        if self.count <= self.limit:
+            self.stream.write(f"vcg-otel: warning: {message}\n")
+        elif self.count == self.limit + 1:
+            self.stream.write("vcg-otel: warning: more warnings not shown (see the summary)\n")
+
+
+# --- output ------------------------------------------------------------------------------------
+
+
+class Results:
+    """``--out``: checked and opened before the audit starts, so a bad destination costs no
+    audit. Written to a hidden temporary file beside it and renamed into place only when
+    complete: a failed or interrupted run leaves nothing that looks complete. A destination
+    that exists and is not a regular file (``/dev/stdout``, a FIFO) is written directly (a
+    rename would replace it)."""
+
+    def __init__(self, destination: Path) -> None:
+        self.destination = destination
+        if destination.is_dir():
+            raise InputError(f"--out {destination}: is a directory")
+        if not destination.parent.is_dir():
+            raise InputError(f"--out {destination}: directory {destination.parent} "
+                             "does not exist")
+        self.direct = destination.exists() and not destination.is_file()
+        try:
+            if self.direct:
+                self.handle: Any = destination.open("w", encoding="utf-8")
+            else:
+                self.handle = tempfile.NamedTemporaryFile(  # noqa: SIM115 - renamed at the end
+                    "w", encoding="utf-8", dir=destination.parent,
+                    prefix=f".{destination.name}.", suffix=".partial", delete=False)
+        except OSError as exc:
+            raise InputError(f"--out {destination}: cannot write ({exc.strerror})") from exc
+
+    def write(self, record: dict[str, Any]) -> None:
+        line = json.dumps(record, ensure_ascii=False)
+        try:
+            line.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate from a JSON escape: keep it escaped
+            line = json.dumps(record)
+        try:
+            self.handle.write(line + "\n")
+        except OSError as exc:
+            raise InputError(f"--out {self.destination}: cannot write ({exc.strerror})"
+                             ) from exc
+
+    def commit(self) -> None:
+        try:
+            self.handle.close()
+            if not self.direct:
+                os.replace(self.handle.name, self.destination)
+        except OSError as exc:
+            raise InputError(f"--out {self.destination}: cannot write ({exc.strerror})"
+                             ) from exc
+
+    def discard(self) -> None:
+        self.handle.close()
+        if not self.direct:
+            Path(self.handle.name).unlink(missing_ok=True)
 
 
 # --- audit -------------------------------------------------------------------------------------
@@ -175,6 +320,9 @@ def _judge(model: str | None) -> Any:
 
 
 def _count_lines(path: Path) -> int:
+    """Non-blank lines of a regular file (0 for a pipe: it can be read only once)."""
+    if not path.is_file():
+        return 0
     try:
         with path.open("rb") as handle:
             return sum(1 for line in handle if line.strip())
@@ -182,60 +330,111 @@ def _count_lines(path: Path) -> int:
         raise InputError(f"{path}: cannot read ({exc.strerror})") from exc
 
 
+def _auditable(where: str, citations: list[Citation], warn: Warnings) -> list[Citation]:
+    """Citations the audit can check. Without a document id no attribution can be checked
+    (the gate would call a real quote ``misattributed``): reported and left out. Without a
+    quote or offsets a citation is audited as ``unverifiable``, and reported."""
+    kept = []
+    for i, c in enumerate(citations, 1):
+        if c.document_id is None:
+            warn(f"{where}: citation {i} has no doc_id; not audited")
+            continue
+        if c.quote is None and not c.has_offsets:
+            warn(f"{where}: citation {i} has no quote; unverifiable")
+        kept.append(c)
+    return kept
+
+
+@dataclass
+class Tally:
+    """What the audit saw, for the summary and the thresholds."""
+
+    counts: Counter[str]
+    usage: Usage
+    answers: int = 0
+    citations: int = 0
+    without_citations: int = 0
+    without_doc_id: int = 0
+    over_limit: int = 0
+
+    def add(self, report: AuditReport) -> None:
+        for r in report.results:
+            self.counts[r.outcome.value] += 1
+        self.counts["fabricated"] += sum(1 for r in report.results if r.outcome in _FABRICATED)
+        self.counts["inconsistent"] += len(report.inconsistent)
+        self.usage = self.usage + report.usage
+        self.citations += len(report)
+        self.over_limit += report.skipped
+
+
 def run_audit(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    docs = load_documents(Path(args.docs))
-    answers_path = Path(args.answers)
+    results = Results(Path(args.out)) if args.out else None  # before any work: fail fast
+    try:
+        return _audit(args, out, err, results)
+    except BaseException:
+        if results is not None:
+            results.discard()
+        raise
+
+
+def _audit(args: argparse.Namespace, out: TextIO, err: TextIO, results: Results | None
+           ) -> int:
+    docs_path, answers_path = Path(args.docs), Path(args.answers)
+    docs = load_documents(docs_path)
     total_answers = _count_lines(answers_path)
+    no_answers = answers_path.is_file() and total_answers == 0
+    _refuse_if_empty([p for p, empty in ((f"{docs_path}: no documents", not docs),
+                                         (f"{answers_path}: no answers", no_answers)) if empty],
+                     args, err)
+    warn = Warnings(err)
     auditor = Auditor(_judge(args.judge or os.environ.get(semconv.ENV_JUDGE_MODEL)),
-                      max_concurrency=args.concurrency)
+                      max_concurrency=args.concurrency,
+                      misattributed_is_consistent=args.misattributed_is_consistent)
     provider = _tracer_provider(args)
     tracer = provider.get_tracer("vcg_otel.cli") if provider is not None else None
     from .otel.content import ContentPolicy
     from .otel.spans import emit_audit
 
     policy = ContentPolicy.resolve(None)
-    counts: Counter[str] = Counter()
-    usage = Usage()
-    citations_total = 0
+    tally = Tally(Counter(), Usage())
     progress = Progress(total_answers, err, not args.no_progress)
-    destination = Path(args.out) if args.out else None
-    temp = None
-    if destination is not None:
-        temp = tempfile.NamedTemporaryFile(  # noqa: SIM115 - renamed into place at the end
-            "w", encoding="utf-8", dir=destination.parent or Path("."),
-            prefix=f".{destination.name}.", suffix=".partial", delete=False)
     try:
         for number, record in _jsonl(answers_path):
-            citations = extract_citations(record)
-            answer_docs = {**docs, **extract_documents(record.get("documents"))} if isinstance(
-                record, dict) else docs
-            answer_id = record.get("id", number) if isinstance(record, dict) else number
-            report = auditor.audit(citations, answer_docs)
-            if tracer is not None:
-                emit_audit(tracer, report, policy, {"citation.answer.id": str(answer_id)})
-            for r in report.results:
-                counts[r.outcome.value] += 1
-                if temp is not None:
-                    temp.write(json.dumps({"answer_id": answer_id, "line": number,
-                                           **r.to_dict()}, ensure_ascii=False) + "\n")
-            usage = usage + report.usage
-            citations_total += len(report)
-            progress.step(citations_total)
-        if temp is not None:
-            temp.close()
-            os.replace(temp.name, destination)  # type: ignore[arg-type]
-            temp = None
+            where = f"{answers_path}:{number}"
+            tally.answers += 1
+            found = _extracted(where, extract_citations, record)
+            citations = _auditable(where, found, warn)
+            tally.without_doc_id += len(found) - len(citations)
+            if not found:
+                tally.without_citations += 1
+                warn(f"{where}: no citations found; answer skipped")
+            answer_docs = docs
+            if isinstance(record, dict) and record.get("documents") is not None:
+                answer_docs = {**docs, **_extracted(where, extract_documents,
+                                                    record["documents"])}
+            answer_id = _answer_id(record, number)
+            if citations:
+                report = auditor.audit(citations, answer_docs)
+                if tracer is not None:
+                    emit_audit(tracer, report, policy, {"citation.answer.id": str(answer_id)})
+                for r in report.results:
+                    if results is not None:
+                        results.write({"answer_id": answer_id, "line": number, **r.to_dict()})
+                tally.add(report)
+            progress.step(tally.citations)
     finally:
-        if temp is not None:  # failed half-way: leave nothing that looks complete
-            temp.close()
-            os.unlink(temp.name)
         auditor.close()
         if provider is not None:
             provider.shutdown()
-    _summary(out, counts, citations_total, progress.done, usage, destination)
+    _summary(out, tally, results.destination if results is not None else None)
+    if tally.citations == 0 and not no_answers:
+        _refuse_if_empty([f"{answers_path}: " + (
+            "no citation was audited" if tally.answers else "no answers")], args, err)
+    if results is not None:
+        results.commit()
     failed = False
     for threshold in args.fail_on or ():
-        crossed, rate = threshold.crossed(counts, citations_total)
+        crossed, rate = threshold.crossed(tally.counts, tally.citations)
         if crossed:
             failed = True
             out.write(f"FAIL {threshold.name} rate {rate:.4f} {threshold.op} "
@@ -243,14 +442,39 @@ def run_audit(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return 1 if failed else 0
 
 
-def _summary(out: TextIO, counts: Counter[str], total: int, answers: int, usage: Usage,
-             destination: Path | None) -> None:
-    out.write(f"\n{answers} answers, {total} citations\n")
+def _answer_id(record: Any, number: int) -> str | int | float:
+    """The record's ``id`` when it is a string or a number, else its line number."""
+    raw = record.get("id") if isinstance(record, dict) else None
+    ok = isinstance(raw, (str, int, float)) and not isinstance(raw, bool)
+    return raw if ok else number  # type: ignore[return-value]
+
+
+def _refuse_if_empty(problems: list[str], args: argparse.Namespace, err: TextIO) -> None:
+    """An audit of nothing passes every ``--fail-on`` rule: refuse it unless asked."""
+    if not problems:
+        return
+    if not args.allow_empty:
+        raise InputError("; ".join(problems) + " (nothing to audit; --allow-empty to accept)")
+    for problem in problems:
+        err.write(f"vcg-otel: warning: {problem}\n")
+
+
+def _summary(out: TextIO, tally: Tally, destination: Path | None) -> None:
+    total = tally.citations
+    out.write(f"\n{tally.answers} answers, {total} citations\n")
+    skipped = [f"{n} {one if n == 1 else many}" for n, one, many in (
+        (tally.without_citations, "answer without citations", "answers without citations"),
+        (tally.without_doc_id, "citation without a doc_id", "citations without a doc_id"),
+        (tally.over_limit, "citation over the per-answer limit",
+         "citations over the per-answer limit")) if n]
+    if skipped:
+        out.write(f"not audited: {', '.join(skipped)}\n")
     out.write(f"{'verdict':<16}{'count':>8}{'rate':>9}\n")
     for outcome in Outcome:
-        n = counts[outcome.value]
+        n = tally.counts[outcome.value]
         if n:
             out.write(f"{outcome.value:<16}{n:>8}{n / total:>9.4f}\n")
+    usage = tally.usage
     out.write(f"tokens: {usage.prompt_tokens} prompt, {usage.completion_tokens} completion")
     out.write(f", cost {usage.cost:.4f}\n" if usage.cost is not None else "\n")
     if destination is not None:
@@ -272,11 +496,18 @@ def build_parser() -> argparse.ArgumentParser:
     audit.add_argument("--out", help="write per-citation results here (JSONL)")
     audit.add_argument("--judge", help="litellm model string for the judge "
                                        f"(default ${semconv.ENV_JUDGE_MODEL}; none: gate only)")
-    audit.add_argument("--concurrency", type=int, default=8, help="judge calls in flight")
+    audit.add_argument("--concurrency", type=_positive_int, default=8,
+                       help="judge calls in flight")
     audit.add_argument("--fail-on", type=parse_threshold, action="append", metavar="RULE",
                        help="exit 1 when a verdict's rate crosses a limit, e.g. "
                             "'misattributed>0.05' (repeatable; also 'fabricated', "
                             "'inconsistent')")
+    audit.add_argument("--misattributed-is-consistent", action="store_true",
+                       help="count real quotes cited to the wrong document as consistent "
+                            "(for 'inconsistent' rules)")
+    audit.add_argument("--allow-empty", action="store_true",
+                       help="accept an audit of nothing (no answers, documents or "
+                            "citations): warn and exit 0 instead of 2")
     export = audit.add_mutually_exclusive_group()
     export.add_argument("--otlp-endpoint", help="export spans over OTLP/HTTP to this URL")
     export.add_argument("--phoenix", metavar="URL", help="export spans and annotations to "
@@ -292,9 +523,15 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _terminate(signum: int, frame: FrameType | None) -> None:
+    raise Terminated
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``vcg-otel`` console script."""
     args = build_parser().parse_args(argv)
+    in_main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _terminate) if in_main_thread else None
     try:
         if args.command == "audit":
             return run_audit(args, sys.stdout, sys.stderr)
@@ -307,6 +544,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         sys.stderr.write("vcg-otel: interrupted\n")
         return 130
+    except Terminated:
+        sys.stderr.write("vcg-otel: terminated\n")
+        return 128 + signal.SIGTERM
+    except Exception:
+        traceback.print_exc()
+        sys.stderr.write("vcg-otel: internal error (a bug in vcg-otel; please report it with "
+                         "the traceback above)\n")
+        return 3
+    finally:
+        if in_main_thread:
+            signal.signal(signal.SIGTERM, previous)
 
 
 if __name__ == "__main__":  # pragma: no cover
