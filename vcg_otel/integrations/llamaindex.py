@@ -1,0 +1,154 @@
+"""LlamaIndex: an audited query engine (extra: ``llamaindex``).
+
+``AuditedQueryEngine(index.as_query_engine(...))`` is a query engine like any other (``query``,
+``aquery``, streaming engines, usable as a ``QueryEngineTool``): it returns exactly what the
+engine it wraps returns and audits the answer: citations from ``Response.response`` (inline
+``"quote" [source]`` or a JSON answer; a ``PydanticResponse``'s structured answer), documents
+from ``source_nodes`` (each node under its ``node_id``, its file's ``ref_doc_id``, its
+``metadata`` ``file_name``/``file_path`` and their stems, and its position: see
+:mod:`vcg_otel.documents`).
+
+Telemetry: one trace. The ``citation_audit`` span starts when the query does and is current
+while the wrapped engine runs (so spans of code that follows the OpenTelemetry context nest
+under it, as under ``@audited_citations``). The OpenInference LlamaIndex instrumentor parents
+LlamaIndex's spans by LlamaIndex's own span tree instead: retrieval, synthesis, the LLM call and
+our ``citation_audit`` all hang under ``AuditedQueryEngine._query``, in the same trace. A
+streaming response is audited when its stream ends (or is closed): the span stays open until
+then; the tokens reach the caller unchanged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Generator, Iterator, Sequence
+from typing import Any
+
+from llama_index.core.base.base_query_engine import BaseQueryEngine
+from llama_index.core.base.response.schema import (
+    RESPONSE_TYPE,
+    AsyncStreamingResponse,
+    StreamingResponse,
+)
+from llama_index.core.schema import QueryBundle
+
+from ..audit import AuditReport
+from ..documents import DocumentSet
+from ..judge.runner import LLMCall
+from ._record import AuditScope, ResolvingAuditor
+from .answers import answer_citations
+
+__all__ = ["AuditedQueryEngine"]
+
+
+class AuditedQueryEngine(BaseQueryEngine):
+    """Wraps a query engine; every answer it gives is audited.
+
+    Args:
+        engine: the query engine to audit (e.g. ``index.as_query_engine(llm=...)``).
+        judge: an ``llm_call(system, user)`` for the skeptical judge; ``None``: gate only.
+        position_base: how numbers cite positions: ``None`` (0- or 1-based), ``0`` or ``1``
+            (``CitationQueryEngine`` numbers its sources from 1).
+        id_keys: extra ``metadata`` keys that hold document identifiers.
+        on_report: called with each :class:`~vcg_otel.audit.AuditReport`.
+        tracer_provider, meter_provider, capture_content: as for ``@audited_citations``.
+    """
+
+    def __init__(self, engine: BaseQueryEngine, judge: LLMCall | None = None, *,
+                 position_base: int | None = None, id_keys: Sequence[str] = (),
+                 on_report: Callable[[AuditReport], None] | None = None,
+                 tracer_provider: Any = None, meter_provider: Any = None,
+                 capture_content: bool | None = None) -> None:
+        super().__init__(callback_manager=engine.callback_manager)
+        self.engine = engine
+        self._auditor = ResolvingAuditor(judge)
+        self._options = {"tracer_provider": tracer_provider, "meter_provider": meter_provider,
+                         "capture_content": capture_content}
+        self._position_base = position_base
+        self._id_keys = tuple(id_keys)
+        self._on_report = on_report
+
+    def _get_prompt_modules(self) -> dict[str, Any]:
+        return {"engine": self.engine}
+
+    # -- reading a response --------------------------------------------------------------------
+
+    def _read(self, scope: AuditScope, response: Any,
+              text: str | None = None) -> tuple[list[Any], DocumentSet] | None:
+        try:
+            documents = DocumentSet.from_sources(response, id_keys=self._id_keys,
+                                                 position_base=self._position_base)
+            return answer_citations(response if text is None else text), documents
+        except Exception as exc:
+            scope.error(exc)
+            return None
+
+    def _done(self, report: AuditReport | None) -> None:
+        if report is not None and self._on_report is not None:
+            self._on_report(report)
+
+    def _audit(self, scope: AuditScope, response: Any, text: str | None = None) -> None:
+        work = self._read(scope, response, text)
+        if work is not None:
+            self._done(scope.finish(*work))
+
+    async def _aaudit(self, scope: AuditScope, response: Any, text: str | None = None) -> None:
+        work = self._read(scope, response, text)
+        if work is not None:
+            self._done(await scope.afinish(*work))
+
+    # -- streams -------------------------------------------------------------------------------
+
+    def _stream(self, scope: AuditScope, response: StreamingResponse,
+                tokens: Iterator[str]) -> Generator[str, None, None]:
+        parts: list[str] = []
+        try:
+            for token in tokens:
+                parts.append(token)
+                yield token
+        finally:
+            self._audit(scope, response, "".join(parts))
+
+    async def _astream(self, scope: AuditScope, response: AsyncStreamingResponse,
+                       tokens: AsyncIterator[str]) -> AsyncGenerator[str, None]:
+        parts: list[str] = []
+        try:
+            async for token in tokens:
+                parts.append(token)
+                yield token
+        finally:
+            await self._aaudit(scope, response, "".join(parts))
+
+    # -- the engine ----------------------------------------------------------------------------
+
+    def _query(self, query_bundle: QueryBundle) -> RESPONSE_TYPE:
+        scope = AuditScope(self._auditor, **self._options)
+        token = scope.current()
+        try:
+            response = self.engine.query(query_bundle)
+        except BaseException as exc:
+            scope.failed(exc)
+            raise
+        finally:
+            scope.release(token)
+        if isinstance(response, StreamingResponse):  # audited when the stream ends
+            response.response_gen = self._stream(scope, response, response.response_gen)
+        else:
+            self._audit(scope, response)
+        return response
+
+    async def _aquery(self, query_bundle: QueryBundle) -> RESPONSE_TYPE:
+        scope = AuditScope(self._auditor, **self._options)
+        token = scope.current()
+        try:
+            response = await self.engine.aquery(query_bundle)
+        except BaseException as exc:
+            scope.failed(exc)
+            raise
+        finally:
+            scope.release(token)
+        if isinstance(response, AsyncStreamingResponse):
+            response.response_gen = self._astream(scope, response, response.response_gen)
+        elif isinstance(response, StreamingResponse):
+            response.response_gen = self._stream(scope, response, response.response_gen)
+        else:
+            await self._aaudit(scope, response)
+        return response
