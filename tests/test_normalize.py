@@ -104,7 +104,7 @@ def test_any_string_is_handled_without_a_crash(raw: str) -> None:
 def test_offsets_point_at_the_original_passage() -> None:
     raw = "Intro.  The \ufb01nal  RESULT\u2014\u201cgood\u201d\u2026 ends"
     nt = normalize_with_map(raw)
-    needle = "final result - good ..."  # the quotation marks are skippable
+    needle = "final result - good..."  # the quotation marks are skippable
     pos = nt.text.index(needle)
     start, end = nt.original_span(pos, pos + len(needle))
     assert raw[start:end] == "\ufb01nal  RESULT\u2014\u201cgood\u201d\u2026"

@@ -12,8 +12,8 @@ never sees, and :mod:`.normalize` applies them with its offset maps:
   markers glued to text, backslash escapes, line-start markers of headings, lists, block
   quotes, tables, fences and rules) and returns them as edits ``(start, end, replacement)``.
   It runs on case-folded text, so tag names and entities are already lower case.
-* :func:`blank_skippable` turns *skippable characters* into spaces (same length, so no offsets
-  change): emphasis and code markers, table pipes, underscores, quotation marks and bullets,
+* :func:`skippable_edits` removes *skippable characters* (a run between two words becomes a
+  space): emphasis and code markers, table pipes, underscores, quotation marks and bullets,
   each only where it cannot carry meaning (see the README, "What the gate repairs").
 
 Both are designed to be applied until nothing changes (a decoded ``&lt;b&gt;`` is a tag to the
@@ -25,51 +25,134 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
+from collections.abc import Iterator
 from html import unescape
 
-__all__ = ["blank_skippable", "has_markup", "markup_edits"]
+__all__ = ["has_markup", "is_html", "leading_markers", "markup_edits", "matches", "skippable_edits"]
 
 Edit = tuple[int, int, str]
 
-# Characters that are spaces to a reader wherever they stand, on both the quote and the
-# document. Each becomes a space of its own (same length, so no offsets change); runs are judged
-# as a whole, so one pass leaves nothing for a second to remove.
+# Skippable characters: a reader does not see them as text, on the quote or the document.
 #   _ emphasis, and PDF extraction that draws underscores as rules (read_config_file);
 #   ` inline code;
 #   " quotation marks, except after a digit (inches, seconds: 12");
-#   ' quotation marks, except inside a word (don't) or after a digit (feet, minutes: 5').
-_SKIP_CHARS = re.compile(r"_|`|\"(?<!\d\")|'(?<![^\W_]')|'(?<=[^\W\d_]')(?![^\W_])")
-# Runs, judged after the characters above became spaces:
+#   ' quotation marks, except inside a word (don't) or after a digit (feet, minutes: 5');
 #   * emphasis, strong and bullets (U+2022 and other bullets fold to "*"), except between
 #     digits, where it is multiplication or a folded middle-dot decimal point (2*3, 3·5);
 #   ~~ strikethrough (two or more); a single "~" means "approximately" and stays;
-#   | table pipes, when a space, a dash or a line edge is on at least one side of the run
-#     (so "a|b" stays).
+#   | table pipes, when whitespace or a dash is on at least one side of the run (so "a|b"
+#     stays); judged separately, below.
 # One pattern per character, each starting with its literal (lookbehinds come after it): the
-# regex engine then finds candidates with a fast literal search (about 2.5 GB/s) instead of
-# trying every position, and a character that does not occur costs one ``in`` test.
+# regex engine then finds candidates with a fast literal search instead of trying every
+# position, and a character that does not occur costs one ``in`` test. Each pattern matches a
+# whole run, judged on the text as it stands. (Written "__*", not "_+": the engine only skips
+# ahead for a pattern that starts with a plain literal, and "_+" is ten times slower.)
 _SKIP_EACH = (
-    ('"', re.compile(r"\"(?<!\d\")"), " "),
-    ("'", re.compile(r"'(?<![^\W_]')|'(?<=[^\W\d_]')(?![^\W_])"), " "),
-    ("*", re.compile(r"\*(?<![\d*]\*)\**|\*(?<!\*\*)\**(?![\d*])"), None),
-    ("~", re.compile(r"~(?<!~~)~+(?!~)"), None),
-    ("|", re.compile(r"\|(?<![^\s\-]\|)\|*|\|(?<!\|\|)\|*(?![^\s\-])"), None),
+    ("_", re.compile(r"__*")),
+    ("`", re.compile(r"``*")),
+    ('"', re.compile(r"\"(?<!\d\")")),
+    ("'", re.compile(r"'(?<![^\W_]')|'(?<=[^\W\d_]')(?![^\W_])")),
+    ("*", re.compile(r"\*(?<![\d*]\*)\**|\*(?<!\*\*)\**(?![\d*])")),
+    ("~", re.compile(r"~(?<!~~)~+(?!~)")),
 )
+_PIPES = re.compile(r"\|\|*")
 
 
-def _spaces(m: re.Match[str]) -> str:
-    return " " * (m.end() - m.start())
+# A character seen more often than this is left to the regex engine's own scan.
+_DENSE = 256
 
 
-def blank_skippable(text: str) -> str:
-    """``text`` with every skippable character replaced by a space (the same length)."""
-    for ch in "_`":
+def matches(text: str, ch: str, pattern: re.Pattern[str]) -> Iterator[re.Match[str]]:
+    """``pattern.finditer(text)`` for a pattern that starts with the literal ``ch``.
+
+    ``str.find`` skips to each occurrence of ``ch`` at memchr speed, several times faster than
+    the regex engine's own scan for a literal, and costs nothing when ``ch`` is absent; the
+    pattern is then tried there (its lookbehinds still see the text before). A character
+    that turns out to be frequent hands the rest of the scan to ``finditer``.
+    """
+    find = text.find
+    pos = find(ch)
+    seen = 0
+    while pos != -1:
+        seen += 1
+        if seen > _DENSE:
+            yield from pattern.finditer(text, pos)
+            return
+        m = pattern.match(text, pos)
+        if m is None:
+            pos = find(ch, pos + 1)
+        else:
+            yield m
+            pos = find(ch, max(m.end(), pos + 1))
+
+
+def _has(text: str, pair: str) -> bool:
+    """``pair in text`` for a two-character ``pair`` whose first character is rare: a search
+    for two characters cannot use memchr and costs as much as a regex scan."""
+    find, pos, seen = text.find, text.find(pair[0]), 0
+    while pos != -1 and seen < _DENSE:
+        if text.startswith(pair, pos):
+            return True
+        pos, seen = find(pair[0], pos + 1), seen + 1
+    return pos != -1 and pair in text
+
+
+def skippable_edits(text: str) -> list[Edit]:
+    """Where skippable characters stand in ``text``: sorted, non-overlapping edits.
+
+    Adjacent skippable characters form one run. A run between two letters or digits becomes a
+    space (``read_config_file`` reads as ``read config file``, as PDF extraction shows it);
+    any other run vanishes (``**Fast**:`` reads as ``Fast:``, ``(`x`)`` as ``(x)``), so a run
+    never glues two words together and never leaves a space before punctuation.
+    """
+    spans: list[tuple[int, int]] = []
+    for ch, pattern in _SKIP_EACH:
         if ch in text:
-            text = text.replace(ch, " ")
-    for ch, pattern, repl in _SKIP_EACH:
-        if ch in text:
-            text = pattern.sub(repl or _spaces, text)
-    return text
+            spans.extend(m.span() for m in matches(text, ch, pattern))
+    spans = _merged(spans)
+    if "|" in text:
+        spans = _merged(spans + _pipe_runs(text, spans))
+    return [_skip_run(text, start, end) for start, end in spans]
+
+
+def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    spans.sort()
+    out: list[tuple[int, int]] = []
+    for start, end in spans:
+        if out and start <= out[-1][1]:
+            out[-1] = (out[-1][0], max(end, out[-1][1]))
+        else:
+            out.append((start, end))
+    return out
+
+
+def _table_edge(ch: str) -> bool:
+    return ch.isspace() or ch == "-"
+
+
+def _pipe_runs(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Pipe runs that are table syntax: whitespace or a dash on one side, looking past other
+    skippable characters (which vanish: ``*|*`` is a lone pipe). The ends of the text do not
+    count: they move when normalization trims it."""
+    starts = {s: e for s, e in spans}
+    ends = {e: s for s, e in spans}
+    found = []
+    for m in matches(text, "|", _PIPES):
+        left, right = m.start(), m.end()
+        while left in ends:
+            left = ends[left]
+        while right in starts:
+            right = starts[right]
+        if (left > 0 and _table_edge(text[left - 1])) or (
+            right < len(text) and _table_edge(text[right])
+        ):
+            found.append(m.span())
+    return found
+
+
+def _skip_run(text: str, start: int, end: int) -> Edit:
+    glue = start > 0 and end < len(text) and text[start - 1].isalnum() and text[end].isalnum()
+    return (start, end, " " if glue else "")
 
 
 # Where a construct may start, one pattern per character for the same reason.
@@ -91,7 +174,7 @@ def has_markup(text: str) -> bool:
     """Could :func:`markup_edits` find anything? (Literal scans; most prose says no.)"""
     if _LINE0.match(text) is not None:
         return True
-    return any(ch in text and pattern.search(text) is not None for ch, pattern in _TRIGGERS)
+    return any(next(matches(text, ch, pattern), None) is not None for ch, pattern in _TRIGGERS)
 
 
 def _trigger_positions(text: str) -> list[tuple[int, int]]:
@@ -101,9 +184,9 @@ def _trigger_positions(text: str) -> list[tuple[int, int]]:
     for ch, pattern in _TRIGGERS:
         if ch in text:
             if ch == "\n":
-                found.extend((m.end(), 0) for m in pattern.finditer(text))
+                found.extend((m.end(), 0) for m in matches(text, ch, pattern))
             else:
-                found.extend((m.start(), 1) for m in pattern.finditer(text))
+                found.extend((m.start(), 1) for m in matches(text, ch, pattern))
     found.sort()
     return found
 
@@ -120,24 +203,28 @@ _BLOCK = frozenset((
     "table", "tbody", "td", "tfoot", "th", "thead", "title", "tr", "ul",
 ))
 _INLINE = frozenset((
-    "a", "abbr", "area", "audio", "b", "bdi", "bdo", "big", "button", "canvas", "cite",
+    "a", "abbr", "acronym", "area", "audio", "b", "bdi", "bdo", "big", "button", "canvas", "cite",
     "code", "col", "colgroup", "data", "del", "dfn", "em", "embed", "font", "i", "img",
     "input", "ins", "kbd", "label", "map", "mark", "math", "object", "param", "picture", "q",
     "rp", "rt", "ruby", "s", "samp", "select", "small", "source", "span", "strike", "strong",
-    "sub", "sup", "svg", "textarea", "time", "track", "tt", "u", "var", "video", "wbr",
+    "sub", "sup", "svg", "textarea", "time", "track", "tt", "u", "var", "video", "wbr", "nobr",
+    # inside inline SVG
+    "path", "g", "circle", "rect", "line", "polyline", "polygon", "use", "defs", "symbol",
 ))
-_DROP_CONTENT = frozenset(("script", "style"))
+_DROP_CONTENT = frozenset(("script", "style", "template"))
 
-_TAG = re.compile(r"<(/?)([a-z][a-z0-9]{0,15})(?=[\s/>])(?:[^<>\"']|\"[^\"]*\"|'[^']*')*>")
+_TAG = re.compile(r"<(/?)([a-z][a-z0-9]{0,15})(?=[\s/>\-])(?:[^<>\"']|\"[^\"]*\"|'[^']*')*>")
 _DECL = re.compile(r"<![a-z][^<>]*>|<\?[^<>]*\?>")
 _AUTOLINK = re.compile(r"<[a-z][a-z0-9+.\-]{1,31}:[^\s<>]*>|<[^\s<>@]+@[^\s<>@]+\.[a-z]{2,}>")
+# A character reference, after any number of escaped ampersands ("&amp;lt;" is "&lt;" to a
+# reader, which is "<" to the next pass: decoded at once, so one pass reaches the fixed point).
 _ENTITY = re.compile(
-    r"&(?:amp;|#0*38;|#x0*26;)*(?:[a-z][a-z0-9]{1,31}|#[0-9]{1,7}|#x[0-9a-f]{1,6});"
+    r"&((?:amp;|#0*38;|#x0*26;)*)([a-z][a-z0-9]{1,31};|#[0-9]{1,7};|#x[0-9a-f]{1,6};)"
 )
 _FOOTNOTE_REF = re.compile(r"\[\^[^\]\s]{1,100}\](?!:)")
 _CITE = re.compile(r"\[[1-9][0-9]{0,2}(?:\s?[,\-]\s?[1-9][0-9]{0,2}){0,9}\]")
-_SUP = re.compile(r"\^[1-9][0-9]{0,2}(?:[,\-][1-9][0-9]{0,2}){0,9}(?=[\s.,;:]|$)")
-_REF_LABEL = re.compile(r"\[[^\[\]\n]{0,999}\]")
+_SUP = re.compile(r"\^[1-9][0-9]{0,2}(?:[,\-][1-9][0-9]{0,2}){0,9}(?=[\s.,;:]|--|-\s|$)")
+_REF_LABEL = re.compile(r"\[[^\[\]]{0,999}\]")
 # What may stand right before a glued citation marker: a word of at least three letters
 # (so x[3] and n^2 stay), or closing punctuation (30%[12], "al.^4").
 _GLUE_WORD = re.compile(r"[^\W\d_]{3}")
@@ -147,7 +234,7 @@ _GLUE_PUNCT = frozenset("%.,;:)\"'*_")
 _BLOCKQUOTE = re.compile(r"(?:>[ \t]?)+(?![ \t]*[\d.$\u20ac\u00a3\-])")
 _HEADING = re.compile(r"#{1,6}(?:[ \t]+|(?=\n)|\Z)")
 _BULLET = re.compile(r"[-+*][ \t]+(?![\d.$])(?:\[[ x]\][ \t]+)?")
-_FENCE = re.compile(r"(?:`{3,}|~{3,})[^\n`]*")
+_FENCE = re.compile(r"(`{3,}|~{3,})[ \t]*([^\n`]*)")
 _RULE_LINE = re.compile(
     r"(?:(?:[-*_=][ \t]*){3,}"
     r"|\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)+\|?[ \t]*"
@@ -157,6 +244,15 @@ _REF_DEF = re.compile(
     r"\[[^\[\]\n^]{1,999}\]:[ \t]*\S+(?:[ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^()\n]*\)))?"
     r"[ \t]*(?=\n|\Z)"
 )
+# Reference definitions, for shortcut references ("[label]" alone). After a line break only:
+# the start of the text is where a later normalization of the joined lines would see one too,
+# and it must agree.
+_DEFINITION = re.compile(r"\n[ \t]{0,3}\[([^\[\]\n^]{1,999})\]:")
+_SHORTCUT = re.compile(r"\[([^\[\]\n]{1,999})\](?![(\[:])")
+_HTML_DOCUMENT = re.compile(r"<(?:html|body|!doctype)\b")
+_BLOCK_CLOSE = re.compile(
+    r"</(?:p|div|li|td|th|tr|h[1-6]|pre|table|ul|ol|section|article|blockquote|dd|dt)>"
+)
 _FOOTNOTE_DEF = re.compile(r"\[\^[^\]\s]{1,100}\]:[ \t]*")
 
 _SCAN_LIMIT = 2000  # how far a link looks for its other bracket or its target's end
@@ -165,11 +261,13 @@ _SCAN_LIMIT = 2000  # how far a link looks for its other bracket or its target's
 class _Edits:
     """Edits in text order, plus the view's character before a position."""
 
-    __slots__ = ("items", "text")
+    __slots__ = ("fence", "items", "shortcuts", "text")
 
     def __init__(self, text: str) -> None:
         self.text = text
         self.items: list[Edit] = []
+        self.fence = ""  # the opening fence while inside a fenced code block
+        self.shortcuts: dict[int, int] = {}  # "]" of a shortcut reference -> its "["
 
     def add(self, start: int, end: int, repl: str) -> None:
         self.items.append((start, end, repl))
@@ -213,8 +311,6 @@ def _link_opener(text: str, close: int) -> int:
             if depth == 0:
                 return pos
             depth -= 1
-        elif ch == "\n" and text.startswith("\n", pos + 1):
-            return -1  # a blank line: links never cross paragraphs
         pos -= 1
     return -1
 
@@ -229,8 +325,6 @@ def _link_target_end(text: str, open_paren: int) -> int:
         if quote:
             if ch == quote:
                 quote = ""
-            elif ch == "\n":
-                return -1
             continue
         if ch == "(":
             depth += 1
@@ -238,36 +332,75 @@ def _link_target_end(text: str, open_paren: int) -> int:
             depth -= 1
             if depth == 0:
                 return pos + 1
-        elif ch == "\n":
-            return -1
         elif ch == '"' and text[pos - 1] in " \t":
             quote = '"'
     return -1
 
 
 def _line_start(text: str, pos: int, edits: _Edits) -> int:
-    """Markers at the first non-blank character ``pos`` of a line; returns where to go on."""
-    m = _RULE_LINE.match(text, pos) or _FENCE.match(text, pos)
+    """Markers at the first non-blank character ``pos`` of a line; returns where to go on.
+
+    Inside a fenced code block nothing is a marker (``# comment`` is code there). The fences
+    themselves stay (their backticks or tildes are skippable, removed later), so that every
+    pass of the fixed point still knows where code is; only the info string goes.
+    """
+    fence = _FENCE.match(text, pos)
+    if edits.fence:
+        if fence is not None and fence.group(1).startswith(edits.fence) and not fence.group(2):
+            edits.fence = ""
+        return pos
+    if fence is not None:
+        edits.fence = fence.group(1)
+        if fence.group(2):
+            edits.add(fence.start(2), fence.end(), "")
+        return fence.end()
+    m = _RULE_LINE.match(text, pos) or _REF_DEF.match(text, pos)
     if m is not None:
         edits.add(pos, m.end(), "")
         return m.end()
-    m = _REF_DEF.match(text, pos)
-    if m is not None:
-        edits.add(pos, m.end(), "")
-        return m.end()
-    start = pos
-    m = _BLOCKQUOTE.match(text, pos)
-    if m is not None:
-        pos = m.end()
-        pos += len(text[pos:pos + 4]) - len(text[pos:pos + 4].lstrip(" \t"))
-    m = _HEADING.match(text, pos) or _BULLET.match(text, pos)
-    if m is not None:
-        pos = m.end()
-    m = _FOOTNOTE_DEF.match(text, pos)
-    if m is not None:
-        pos = m.end()
-    if pos > start:
-        edits.add(start, pos, "")
+    end = _markers(text, pos, pos - text.rfind("\n", 0, pos) - 1)
+    if end > pos:
+        edits.add(pos, end, "")
+    return end
+
+
+def _markers(text: str, pos: int, indent: int) -> int:
+    """End of the block markers (quote, heading, list item, footnote label) at ``pos``.
+
+    Headings and block quotes indented four or more spaces are code, not markers.
+    """
+    while True:
+        start = pos
+        m = _BLOCKQUOTE.match(text, pos) if indent <= 3 else None
+        if m is not None:
+            pos = m.end()
+            while pos < len(text) and text[pos] in " \t":
+                pos += 1
+        m = (_HEADING.match(text, pos) if indent <= 3 else None) or _BULLET.match(text, pos)
+        if m is not None:
+            pos = m.end()
+        m = _FOOTNOTE_DEF.match(text, pos)
+        if m is not None:
+            pos = m.end()
+        if pos == start:
+            return pos
+        indent = 0
+
+
+def leading_markers(text: str, pos: int = 0) -> int:
+    """Where block markers starting at ``pos`` of a text whose lines were joined end.
+
+    Normalization joins lines, so in its output only the very start is a line start; markers
+    there are removed once more at the end (``-- x`` normalizes to ``- x``, which is a list
+    item to the next normalization), which keeps normalization idempotent.
+    """
+    while pos < len(text) and text[pos] in "#>*+-|=[":
+        if _RULE_LINE.fullmatch(text, pos) or _REF_DEF.fullmatch(text, pos):
+            return len(text)
+        end = _markers(text, pos, 0)
+        if end == pos:
+            break
+        pos = end
     return pos
 
 
@@ -307,14 +440,14 @@ def _entity(text: str, start: int, edits: _Edits) -> int:
     ent = _ENTITY.match(text, start)
     if ent is None:
         return start
-    raw = ent.group()
-    last = raw.rfind("&")
-    decoded = unescape(raw[last:])
-    if decoded == raw[last:]:  # unknown name: decode the leading &amp; chain only
-        if last == 0:
+    ref = "&" + ent.group(2)
+    decoded = unescape(ref)
+    if decoded == ref:  # unknown name: only the escaped ampersands decode
+        if not ent.group(1):
             return start
-        edits.add(start, start + last, "&")
-        return start + last
+        end = ent.start(2)
+        edits.add(start, end, "&")
+        return end
     edits.add(start, ent.end(), decoded)
     return ent.end()
 
@@ -343,25 +476,65 @@ def _link(text: str, pos: int, edits: _Edits) -> int:
     return end
 
 
-def markup_edits(text: str) -> list[Edit]:
+def is_html(text: str) -> bool:
+    """Is ``text`` (case-folded) an HTML document or fragment rather than Markdown or text?
+
+    In HTML a line break is only layout: a line that happens to start with ``+`` or ``#`` is
+    text, so Markdown's line-start markers are not looked for. A Markdown README with a few
+    HTML blocks (a centred logo) stays Markdown: HTML needs more closing block tags than the
+    text has Markdown line markers.
+    """
+    if "<" not in text:
+        return False
+    document = next(matches(text, "<", _HTML_DOCUMENT), None) is not None
+    if document or not _has(text, "</"):
+        return document
+    closers = sum(1 for _ in matches(text, "</", _BLOCK_CLOSE))
+    if closers < 3:
+        return False
+    return closers > sum(text.count(marker) for marker in ("\n#", "\n- ", "\n* ", "\n> "))
+
+
+def markup_edits(text: str, html: bool = False, lines: bool = True) -> list[Edit]:
     """What a reader never sees in ``text`` (case-folded): sorted, non-overlapping edits.
 
     Each edit ``(start, end, replacement)`` replaces ``text[start:end]``; replacements are a
-    line break for block boundaries, a decoded entity, or nothing.
+    line break for block boundaries, a decoded entity, or nothing. With ``html`` (see
+    :func:`is_html`) Markdown line-start markers are left alone. With ``lines=False`` (a later
+    pass, after line breaks became spaces) only the very start is a line start.
     """
     edits = _Edits(text)
     resume = 0
+    triggers = _trigger_positions(text)
+    if html or not lines:
+        triggers = [t for t in triggers if t[1]]
     first = _LINE0.match(text)
-    if first is not None:
+    if first is not None and lines and not html:
         resume = _line_start(text, first.end(), edits)
-    for pos, kind in _trigger_positions(text):
+    elif first is not None and not lines:
+        resume = leading_markers(text, first.end())
+        if resume > first.end():
+            edits.add(first.end(), resume, "")
+    if lines and not html and _has(text, "]:"):
+        triggers = sorted(triggers + _shortcut_positions(text, edits))
+    for pos, kind in triggers:
         if pos < resume:
             continue
         if kind == 0:
             resume = _line_start(text, pos, edits)
             continue
+        if kind == 2:  # the "]" of a shortcut reference whose "[" was removed
+            if _opened(edits, pos):
+                edits.add(pos, pos + 1, "")
+                resume = pos + 1
+            continue
         ch = text[pos]
-        if ch == "<":
+        if kind == 3:
+            if edits.items and edits.items[-1][1] > pos:
+                continue
+            edits.add(pos, pos + 1, "")
+            resume = pos + 1
+        elif ch == "<":
             if text.startswith("!--", pos + 1):
                 close = text.find("-->", pos + 4)
                 if close != -1:
@@ -384,6 +557,27 @@ def markup_edits(text: str) -> list[Edit]:
             edits.add(pos, pos + 1, "")
             resume = pos + 1
     return edits.items
+
+
+def _shortcut_positions(text: str, edits: _Edits) -> list[tuple[int, int]]:
+    """``[label]`` references to labels defined in the text: kind 3 at "[", kind 2 at "]"."""
+    labels = {" ".join(m.group(1).split()) for m in _DEFINITION.finditer(text)}
+    if not labels:
+        return []
+    found: list[tuple[int, int]] = []
+    for m in _SHORTCUT.finditer(text):
+        if " ".join(m.group(1).split()) in labels:
+            close = m.end() - 1
+            edits.shortcuts[close] = m.start()
+            found += [(m.start(), 3), (close, 2)]
+    return found
+
+
+def _opened(edits: _Edits, close: int) -> bool:
+    """Was the "[" of the shortcut reference closing at ``close`` removed?"""
+    start = edits.shortcuts[close]
+    k = bisect_left(edits.items, (start, -1, ""))
+    return k < len(edits.items) and edits.items[k][:2] == (start, start + 1)
 
 
 def _bracket(text: str, pos: int, edits: _Edits) -> int:

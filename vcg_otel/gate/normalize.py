@@ -31,7 +31,7 @@ import unicodedata
 from bisect import bisect_right
 from dataclasses import dataclass
 
-from .markup import blank_skippable, has_markup, markup_edits
+from .markup import has_markup, is_html, leading_markers, markup_edits, skippable_edits
 
 __all__ = ["NormalizedText", "OffsetMap", "normalize", "normalize_with_map"]
 
@@ -306,28 +306,48 @@ def _fold_replacement(text: str) -> str:
     return "".join(f for f, is_mark in map(_char_info, text) if not is_mark)
 
 
-def _stage_m(text: str, writer: _UnitWriter) -> str:
-    for start, end, repl in markup_edits(text):
+def _apply(text: str, edits: list[tuple[int, int, str]], writer: _UnitWriter) -> str:
+    for start, end, repl in edits:
         writer.copy_until(text, start)
         writer.replace(start, end, _fold_replacement(repl))
     return writer.finish(text)
 
 
-def _markup_passes(text: str) -> tuple[str, list[_UnitWriter], list[int]]:
-    """Stage M to a fixed point; the writers of the passes that changed something, and the
-    length of the text after each of them."""
-    writers: list[_UnitWriter] = []
-    lengths: list[int] = []
-    for _ in range(_MARKUP_PASSES):
-        if not has_markup(text):
+# Slots of the markup map chain: per pass, the constructs and then the skippable characters.
+_SLOTS = 2 * _MARKUP_PASSES
+
+
+def _markup_passes(text: str) -> tuple[str, list[_UnitWriter | None], list[int]]:
+    """Stage M: markup constructs and skippable characters removed, to a fixed point.
+
+    The first pass sees the lines as written (line-start markers, fenced code, HTML or not);
+    later passes look at the start of the text only, as the normalization of the result (its
+    lines joined by stage B) will. Removing a skippable character can complete a construct
+    (``[a]*(b)``), hence the later passes.
+
+    Returns the view, one writer per slot (``None`` where nothing changed) and the length of
+    the text after each slot.
+    """
+    writers: list[_UnitWriter | None] = [None] * _SLOTS
+    lengths = [len(text)] * _SLOTS
+    html = is_html(text)
+    for k in range(_MARKUP_PASSES):
+        changed = False
+        if has_markup(text):
+            edits = markup_edits(text, html, lines=k == 0)
+            if edits:
+                writer = writers[2 * k] = _UnitWriter()
+                text = _apply(text, edits, writer)
+                changed = True
+        lengths[2 * k:] = [len(text)] * (_SLOTS - 2 * k)
+        edits = skippable_edits(text)
+        if edits:
+            writer = writers[2 * k + 1] = _UnitWriter()
+            text = _apply(text, edits, writer)
+            changed = True
+        lengths[2 * k + 1:] = [len(text)] * (_SLOTS - 2 * k - 1)
+        if not changed:
             break
-        writer = _UnitWriter()
-        out = _stage_m(text, writer)
-        if out == text:
-            break
-        writers.append(writer)
-        lengths.append(len(out))
-        text = out
     return text, writers, lengths
 
 
@@ -388,18 +408,20 @@ _CHUNK = 1 << 16
 _CUT = re.compile(r"[A-Za-z0-9](?=[A-Za-z0-9])")
 
 
-def _normalize(text: str) -> tuple[str, OffsetMap, tuple[OffsetMap, ...], OffsetMap]:
-    """Normalized text and the maps of stage A, of each stage-M pass, and of stage B."""
+def _normalize(text: str) -> tuple[str, OffsetMap, tuple[OffsetMap, ...], OffsetMap, int]:
+    """Normalized text, the maps of stage A, of each stage-M slot and of stage B, and how many
+    leading characters of stage B's output were block markers (removed)."""
     if len(text) <= _CHUNK:
         a, b = _UnitWriter(), _UnitWriter()
         view, passes, _ = _markup_passes(_stage_a(text, a))
-        out = _stage_b(blank_skippable(view), b, True, True)
-        markup = tuple(w.offset_map() for w in passes)
-        return out, a.offset_map(), markup, b.offset_map()
+        out = _stage_b(view, b, True, True)
+        lead = leading_markers(out)
+        markup = tuple(w.offset_map() for w in passes if w is not None and w.n_starts)
+        return out[lead:], a.offset_map(), markup, b.offset_map(), lead
     chars, layout = _UnitWriter(), _UnitWriter()
-    markup_acc = [_UnitWriter() for _ in range(_MARKUP_PASSES)]
-    # pos[k]: output length so far after stage A (k=0) and after markup pass k.
-    pos = [0] * (_MARKUP_PASSES + 1)
+    markup_acc = [_UnitWriter() for _ in range(_SLOTS)]
+    # pos[0]: output length so far after stage A; pos[k + 1]: after markup slot k.
+    pos = [0] * (_SLOTS + 1)
     pieces: list[str] = []
     start = out_pos = 0
     while start < len(text):
@@ -408,20 +430,22 @@ def _normalize(text: str) -> tuple[str, OffsetMap, tuple[OffsetMap, ...], Offset
         a, b = _UnitWriter(), _UnitWriter()
         mid = _stage_a(text[start:end], a)
         view, passes, lengths = _markup_passes(mid)
-        out = _stage_b(blank_skippable(view), b, start == 0, end == len(text))
-        chunk_lengths = [len(mid), *lengths]
-        chunk_lengths += [len(view)] * (_MARKUP_PASSES + 1 - len(chunk_lengths))
+        out = _stage_b(view, b, start == 0, end == len(text))
         a.shifted_into(chars, pos[0], start)
         for k, writer in enumerate(passes):
-            writer.shifted_into(markup_acc[k], pos[k + 1], pos[k])
+            if writer is not None:
+                writer.shifted_into(markup_acc[k], pos[k + 1], pos[k])
         b.shifted_into(layout, out_pos, pos[-1])
-        for k, length in enumerate(chunk_lengths):
+        for k, length in enumerate((len(mid), *lengths)):
             pos[k] += length
         pieces.append(out)
         out_pos += len(out)
         start = end
     markup = tuple(w.offset_map() for w in markup_acc if w.n_starts)
-    return "".join(pieces), chars.offset_map(), markup, layout.offset_map()
+    lead = leading_markers(pieces[0]) if pieces else 0
+    if lead:
+        pieces[0] = pieces[0][lead:]
+    return "".join(pieces), chars.offset_map(), markup, layout.offset_map(), lead
 
 
 @dataclass(frozen=True, slots=True)
@@ -438,11 +462,12 @@ class NormalizedText:
     chars: OffsetMap
     layout: OffsetMap
     markup: tuple[OffsetMap, ...] = ()
+    lead: int = 0
 
     def original_span(self, start: int, end: int) -> tuple[int, int]:
         """Half-open original offsets for the normalized range ``[start, end)``."""
-        o_start = self.layout.start(start)
-        o_end = self.layout.end(end) if end > start else o_start
+        o_start = self.layout.start(start + self.lead)
+        o_end = self.layout.end(end + self.lead) if end > start else o_start
         for offset_map in (*reversed(self.markup), self.chars):
             mapped = offset_map.start(o_start)
             o_end = offset_map.end(o_end) if o_end > o_start else mapped
@@ -458,8 +483,8 @@ def normalize_with_map(text: str) -> NormalizedText:
     """
     if not isinstance(text, str):
         raise TypeError(f"text must be str, not {type(text).__name__}")
-    out, chars, markup, layout = _normalize(text)
-    return NormalizedText(text, out, chars, layout, markup)
+    out, chars, markup, layout, lead = _normalize(text)
+    return NormalizedText(text, out, chars, layout, markup, lead)
 
 
 def normalize(text: str) -> str:
@@ -475,7 +500,6 @@ def normalize(text: str) -> str:
     if len(text) <= _CHUNK:
         mid = text.lower() if text.isascii() else text.translate(_FOLD_TABLE)
         if not (_MARKS_SEEN and not _MARKS_SEEN.isdisjoint(text)):
-            if has_markup(mid):
-                mid = _markup_passes(mid)[0]
-            return _stage_b(blank_skippable(mid), _UnitWriter(), True, True)
+            out = _stage_b(_markup_passes(mid)[0], _UnitWriter(), True, True)
+            return out[leading_markers(out):]
     return _normalize(text)[0]
