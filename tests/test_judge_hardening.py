@@ -18,6 +18,7 @@ from oracles import check_parser
 from vcg_otel.audit import Auditor, Citation, Outcome
 from vcg_otel.judge import FailReason, JudgeResponse, Usage, VerdictLabel, judge_support
 from vcg_otel.judge import parse_verdict as parse
+from vcg_otel.otel import semconv
 
 SUPPORTS = {"verdict": "supports", "confidence": 1.0, "reasoning": "ok"}
 OTHER_LABELS = ["contradicts", "unrelated", "partial"]
@@ -350,3 +351,50 @@ def test_cancelling_the_caller_still_cancels_an_async_audit(sync_judge: bool) ->
         asyncio.run(main())
     finally:
         release.set()
+
+
+# --- through the decorator: the host never sees the judge's BaseException ---------------------
+
+
+def _telemetry() -> tuple[Any, Any]:
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    return provider, exporter
+
+
+@pytest.mark.parametrize("background", [False, True])
+def test_a_judge_raising_base_exceptions_never_reaches_the_host(background: bool) -> None:
+    from vcg_otel import audited_citations
+    from vcg_otel.otel.background import runner
+
+    errors = iter(BASE_ERRORS)
+
+    def judge(system: str, user: str) -> str:
+        raise next(errors)()
+
+    async def ajudge(system: str, user: str) -> str:
+        raise next(errors)()
+
+    provider, exporter = _telemetry()
+    for which in (judge, ajudge):
+        errors = iter(BASE_ERRORS)
+
+        @audited_citations(judge=which, background=background, tracer_provider=provider,
+                           cache=False)
+        def respond(n: int, documents: dict[str, str]) -> dict[str, Any]:
+            return {"citations": [{"claim": f"claim {n}", "doc_id": "paper",
+                                   "quote": "improves accuracy by 4.2%"}]}
+
+        for n in range(len(BASE_ERRORS)):
+            assert respond(n, DOCS)["citations"][0]["claim"] == f"claim {n}"
+    assert runner.flush(10)
+    audits = [s for s in exporter.get_finished_spans() if s.name == "citation_audit"]
+    assert len(audits) == 2 * len(BASE_ERRORS)  # every audit span ended
+    reasons = [s.attributes.get(semconv.JUDGE_FAIL_REASON)
+               for s in exporter.get_finished_spans() if s.name == "citation.check"]
+    assert reasons == ["raised"] * 2 * len(BASE_ERRORS)
