@@ -8,6 +8,7 @@ transformation is deterministic, so every run measures the same cases.
 from __future__ import annotations
 
 import json
+import random
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -25,6 +26,27 @@ class Case:
     quote: str
     cited: str
     expected: str  # "found", "not_found" or "misattributed"
+
+
+# The commonest English words: documents made of them are the worst case for elided quotes
+# (every short piece occurs everywhere).
+COMMON_WORDS = ("the", "of", "and", "a", "to", "in", "is", "model", "data", "results", "was",
+                "for", "on", "that", "with", "as", "by", "are", "this", "be", "from", "an", "at",
+                "which")
+
+
+def common_words_docs(n: int, size: int = 2400, seed: int = 1) -> dict[str, str]:
+    """``n`` documents of about ``size`` characters drawn uniformly from :data:`COMMON_WORDS`."""
+    rng = random.Random(seed)
+    docs = {}
+    for i in range(n):
+        out: list[str] = []
+        length = 0
+        while length < size:
+            out.append(rng.choice(COMMON_WORDS))
+            length += len(out[-1]) + 1
+        docs[f"d{i}"] = " ".join(out)
+    return docs
 
 
 def load_corpus() -> dict[str, str]:

@@ -1,11 +1,13 @@
-"""Gate speed, each figure side by side with a naive baseline measured in the same run.
+"""Gate speed, each figure side by side with a baseline measured in the same run.
 
-    python benchmarks/gate_speed.py            # full run (about a minute)
+    python benchmarks/gate_speed.py            # full run (a few minutes)
     python benchmarks/gate_speed.py --quick    # smaller sizes, for a smoke test
 
 The naive baseline is what the original gate does: normalize with a per-character Python loop
 (``unicodedata.category`` on every character, two NFKC passes) and re-normalize every document
 on every call. A second baseline caches each normalized document once ("naive, cached").
+The seed-compatible dict call is measured against a reused ``Corpus`` on the same cases, and
+the worst elided quotes (issue 10) against the search budget they are bounded by.
 """
 
 from __future__ import annotations
@@ -24,9 +26,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from cases import Case, build_cases, load_corpus
+from cases import COMMON_WORDS, Case, build_cases, common_words_docs, load_corpus
 
 from vcg_otel import Corpus, DocumentCache, normalize, quote_gate
+from vcg_otel.gate import DEFAULT_SEARCH_STEPS, SearchBudget
+from vcg_otel.gate.corpus import _corpora
 
 # --- the baseline ------------------------------------------------------------------------------
 
@@ -169,6 +173,85 @@ def scaling(real: dict[str, str], cases: list[Case], sizes: list[int]) -> None:
               f"{t_cached * 1e6:>17.1f}{t_naive * 1e6:>11.0f}{t_naive / t_ours:>8.0f}x")
 
 
+def dict_calls(docs: dict[str, str], cases: list[Case]) -> None:
+    section(f"seed-compatible dict call vs a reused Corpus, all {len(cases)} cases, "
+            f"{len(docs)} documents")
+    corpus = Corpus(docs)
+    corpus.build_index()
+    for c in cases:  # warm both paths: normalization, index, corpus cache
+        quote_gate(c.quote, c.cited, corpus)
+        quote_gate(c.quote, c.cited, docs)
+    t_corpus = min(timed(lambda: [quote_gate(c.quote, c.cited, corpus) for c in cases])
+                   for _ in range(3))
+    t_dict = min(timed(lambda: [quote_gate(c.quote, c.cited, docs) for c in cases])
+                 for _ in range(3))
+    print(f"{'call':<46}{'citations/s':>14}{'vs Corpus':>11}")
+    print(f"{'quote_gate(q, id, corpus), reused Corpus':<46}{len(cases) / t_corpus:>14,.0f}"
+          f"{1.0:>10.2f}x")
+    print(f"{'quote_gate(q, id, {id: text}), the same dict':<46}{len(cases) / t_dict:>14,.0f}"
+          f"{t_corpus / t_dict:>10.2f}x   (target >= 0.5x)")
+
+
+def new_dicts(real: dict[str, str], cases: list[Case], sizes: list[int]) -> None:
+    section("a fabricated quote against a NEW dict per call (1.5 kB documents)")
+    bad = [c for c in cases if c.expected == "not_found"]
+    head = list(real)[:10]
+    quotes = [c for c in bad if c.cited in head][:40]
+    print(f"{len(quotes)} not_found quotes; each call gets a dict object of its own")
+    print(f"{'documents':>10}{'same texts µs':>15}{'vs 10':>8}{'corpus cache cleared µs':>25}"
+          f"{'vs 10':>8}")
+    base: list[float] = []
+    for n in sizes:
+        docs = synthetic_docs(real, n)
+        items = list(docs.items())
+        fresh = [dict(items) for _ in quotes]
+        for c, d in zip(quotes, fresh, strict=True):  # warm the document cache
+            assert quote_gate(c.quote, c.cited, d) == "not_found", c
+        t_same = min(timed(lambda: [quote_gate(c.quote, c.cited, d)
+                                    for c, d in zip(quotes, fresh, strict=True)])
+                     for _ in range(3)) / len(quotes)
+
+        def cleared() -> None:
+            for c, d in zip(quotes, fresh, strict=True):
+                _corpora.clear()
+                quote_gate(c.quote, c.cited, d)
+
+        t_cold = min(timed(cleared) for _ in range(3)) / len(quotes)
+        if not base:
+            base = [t_same, t_cold]
+        print(f"{n:>10,}{t_same * 1e6:>15.1f}{t_same / base[0]:>7.1f}x{t_cold * 1e6:>25.1f}"
+              f"{t_cold / base[1]:>7.1f}x")
+    print("(target: 100 documents <= 15x the time over 10; 'cleared' builds the Corpus per call)")
+
+
+def elided_worst(sizes: list[int]) -> None:
+    section("worst elided quotes (issue 10): 2.4 kB documents of the 24 commonest words")
+    pieces = " \u2026 ".join(COMMON_WORDS[:10])
+    quotes = {
+        "issue 10 quote (... qqqzzz)": pieces + " \u2026 qqqzzz",
+        "every piece everywhere (... wit)": pieces + " \u2026 wit",
+    }
+    print(f"{'quote':<36}{'documents':>10}{'ms':>9}{'steps':>8}  outcome")
+    for n in sizes:
+        corpus = Corpus(common_words_docs(n), cache=DocumentCache())
+        corpus.build_index()
+        for name, quote in quotes.items():
+            budget = SearchBudget()
+            m = quote_gate(quote, "d0", corpus, budget=budget)
+            t = min(timed(lambda q=quote: quote_gate(q, "d0", corpus)) for _ in range(5))
+            print(f"{name:<36}{n:>10,}{t * 1e3:>9.2f}{budget.used:>8,}  {m.result.value}"
+                  f"/{m.reason.value if m.reason else '-'}")
+    big = " ".join(common_words_docs(1, size=1_000_000).values())
+    budget = SearchBudget()
+    m = quote_gate(quotes["every piece everywhere (... wit)"], "big", {"big": big}, budget=budget)
+    t = min(timed(lambda: quote_gate(quotes["every piece everywhere (... wit)"], "big",
+                                     {"big": big})) for _ in range(5))
+    print(f"{'... wit, cited 1 MB document':<36}{1:>10,}{t * 1e3:>9.2f}{budget.used:>8,}  "
+          f"{m.result.value}/{m.reason.value if m.reason else '-'}")
+    print(f"(budget per quote: {DEFAULT_SEARCH_STEPS:,} steps; before this change the issue's "
+          "quote took 3.7 s at 100 documents, 37 s at 1,000)")
+
+
 def big_document(real: dict[str, str], sizes: list[int]) -> None:
     section("one document growing: normalize throughput and peak memory")
     text = " ".join(real.values())
@@ -200,11 +283,17 @@ def main() -> int:
     cases = build_cases(real)
     if args.quick:
         throughput(real, cases, baseline_sample=20)
+        dict_calls(real, cases[::10])
+        new_dicts(real, cases, [10, 100])
         scaling(real, cases, [10, 100])
+        elided_worst([100])
         big_document(real, [10_000, 100_000])
     else:
         throughput(real, cases, baseline_sample=150)
+        dict_calls(real, cases)
+        new_dicts(real, cases, [10, 33, 100, 1_000])
         scaling(real, cases, [10, 100, 1_000, 10_000])
+        elided_worst([100, 1_000])
         big_document(real, [10_000, 100_000, 1_000_000, 10_000_000])
     print(f"\nPython {sys.version.split()[0]}; ours: best of repeated runs; baselines: one run")
     return 0

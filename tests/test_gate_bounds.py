@@ -3,12 +3,15 @@ fabrication (issue 10); literal brackets come first (issue 11, item 4)."""
 
 from __future__ import annotations
 
-import random
 import sys
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+from cases import COMMON_WORDS, common_words_docs  # the benchmark's documents
 
 from vcg_otel import Corpus, DocumentCache, NotFoundReason, normalize_with_map, quote_gate
 from vcg_otel.gate import SearchBudget, SearchLimitReached, parse_quote
@@ -21,26 +24,12 @@ from vcg_otel.gate.search import (
     find_quote,
 )
 
-_COMMON = ["the", "of", "and", "a", "to", "in", "is", "model", "data", "results", "was", "for",
-           "on", "that", "with", "as", "by", "are", "this", "be", "from", "an", "at", "which"]
-# The issue's quote: eleven elided pieces, none of which the word index can use.
-_ELIDED = " \u2026 ".join(["the", "of", "and", "a", "to", "in", "is", "model", "data", "results"])
-
-
-def _common_words_docs(n: int, size: int = 2400, seed: int = 1) -> dict[str, str]:
-    rng = random.Random(seed)
-    docs = {}
-    for i in range(n):
-        words: list[str] = []
-        while sum(map(len, words)) + len(words) < size:
-            words.append(rng.choice(_COMMON))
-        docs[f"d{i}"] = " ".join(words)
-    return docs
+_ELIDED = " \u2026 ".join(COMMON_WORDS[:10])  # the issue's quote: no word the index can use
 
 
 @pytest.fixture(scope="module")
 def thousand_docs() -> Corpus:
-    corpus = Corpus(_common_words_docs(1000), cache=DocumentCache())
+    corpus = Corpus(common_words_docs(1000), cache=DocumentCache())
     corpus.build_index()
     return corpus
 
@@ -74,7 +63,7 @@ def test_search_cut_short_after_another_source_was_found_is_misattributed() -> N
 
 
 def test_a_shared_budget_bounds_a_whole_audit() -> None:
-    docs = _common_words_docs(50, seed=3)
+    docs = common_words_docs(50, seed=3)
     corpus = Corpus(docs, cache=DocumentCache())
     budget = SearchBudget(5_000)
     results = [quote_gate(_ELIDED + " \u2026 wit", "d0", corpus, budget=budget)
@@ -88,7 +77,7 @@ def test_a_shared_budget_bounds_a_whole_audit() -> None:
 
 
 def test_cited_document_cut_short_is_search_limit() -> None:
-    doc = " ".join(_COMMON * 400)
+    doc = " ".join(COMMON_WORDS * 400)
     with pytest.raises(SearchLimitReached):
         find_quote(normalize_with_map(doc), parse_quote(_ELIDED + " \u2026 wit"),
                    budget=SearchBudget(500))
@@ -103,7 +92,7 @@ def test_budget_rejects_nonsense(steps: object) -> None:
 
 
 def test_honest_elided_quote_at_the_end_of_a_large_document_is_found() -> None:
-    filler = " ".join(_COMMON * 20) + ".\n\n"
+    filler = " ".join(COMMON_WORDS * 20) + ".\n\n"
     doc = filler * 200 + "In the end the reranker improves accuracy by 4.2% over the baseline."
     m = quote_gate("the reranker \u2026 accuracy by 4.2% \u2026 baseline", "d", {"d": doc})
     assert m == "found" and m.text == doc[doc.index("the reranker"):].rstrip(".")
@@ -235,7 +224,7 @@ def test_literal_brackets_with_an_ellipsis_are_found() -> None:
 
 
 def test_dict_calls_over_the_same_texts_share_one_corpus() -> None:
-    texts = _common_words_docs(40, seed=9)
+    texts = common_words_docs(40, seed=9)
     first = corpus_for(texts)
     assert corpus_for(dict(texts)) is first  # a new dict, the same ids and texts
     assert corpus_for({k: "".join(v) for k, v in texts.items()}) is first  # equal texts
@@ -273,3 +262,14 @@ def test_default_document_cache_is_modest_and_resizable() -> None:
     assert len(cache) <= 1
     with pytest.raises(ValueError):
         cache.resize(max_chars=0)
+
+
+def test_a_fresh_corpus_scans_within_the_budget_and_a_reused_one_builds_its_index() -> None:
+    docs = {f"d{i}": f"document {i} about topic {i * 7}" for i in range(100)}
+    corpus = Corpus(docs, cache=DocumentCache())
+    first = quote_gate("nowhere at all", "d1", corpus, budget=SearchBudget(50))
+    assert first == "not_found" and first.reason is NotFoundReason.SEARCH_LIMIT
+    assert corpus._index is None  # one call: no index it might never reuse
+    second = quote_gate("nowhere at all", "d1", corpus, budget=SearchBudget(50))
+    assert second == "not_found" and second.reason is NotFoundReason.NO_MATCH
+    assert corpus._index is not None

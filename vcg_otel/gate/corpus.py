@@ -254,12 +254,17 @@ class Corpus:
             self._index = index
 
     def _candidates(self, quote: ParsedQuote, budget: SearchBudget) -> list[str]:
-        """Documents that may hold the quote: all of them (a scan) until the index pays off,
-        or until a scan would not fit in what is left of the budget."""
+        """Documents that may hold the quote: all of them (a scan) until the index pays off.
+
+        A corpus used again (it has scanned before) whose scan would not fit in what is left of
+        the budget builds the index at once; a fresh one scans within the budget, so a corpus
+        built for one call never pays for an index it would not reuse.
+        """
         n = len(self._texts)
         if self._index is None and (
             n <= _SCAN_LIMIT
-            or (self._scanned < _INDEX_PAYOFF * n and n < budget.limit - budget.used)
+            or (self._scanned < _INDEX_PAYOFF * n
+                and (n < budget.limit - budget.used or not self._scanned))
         ):
             return list(self._texts)
         self.build_index()
