@@ -248,16 +248,18 @@ def test_batch_processor_drops_are_counted_in_a_metric() -> None:
 
 
 def test_a_phoenix_otel_register_user_adds_our_annotations_in_two_lines(
-        phoenix: PhoenixServer) -> None:
+        phoenix: PhoenixServer, monkeypatch: pytest.MonkeyPatch) -> None:
     from phoenix.otel import register as phoenix_register
 
     name = project()
-    tracer_provider = phoenix_register(project_name=name, endpoint=phoenix.url + "/v1/traces",
-                                       batch=True, set_global_tracer_provider=False,
-                                       verbose=False)
-    # the README's two lines (the endpoint comes from PHOENIX_COLLECTOR_ENDPOINT when unset)
-    notes = PhoenixAnnotationProcessor(phoenix.url)
-    tracer_provider.add_span_processor(notes, replace_default_processor=False)
+    monkeypatch.setenv("PHOENIX_COLLECTOR_ENDPOINT", phoenix.url)  # as Phoenix's docs set up
+    tracer_provider = phoenix_register(project_name=name, batch=True, protocol="http/protobuf",
+                                       set_global_tracer_provider=False, verbose=False)
+    # the README's two lines
+    from vcg_otel.phoenix import PhoenixAnnotationProcessor
+    tracer_provider.add_span_processor(PhoenixAnnotationProcessor(), replace_default_processor=False)  # noqa: E501
+    notes = tracer_provider._active_span_processor._span_processors[-1]
+    assert isinstance(notes, PhoenixAnnotationProcessor)
 
     @audited_citations(tracer_provider=tracer_provider)
     def answer(documents: dict[str, str]) -> dict[str, Any]:
