@@ -227,23 +227,22 @@ adversarial = st.one_of(
 )
 
 
+def surrounded(core: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+    """``core`` with prose before and after, sometimes in a markdown code fence."""
+    return st.builds(lambda c, before, after, fenced: before + (
+        "```json\n" + c + "\n```" if fenced else c) + after, core, prose, prose, st.booleans())
+
+
 @settings(max_examples=400, deadline=None, suppress_health_check=list(HealthCheck))
-@given(adversarial, prose, prose, st.booleans())
-def test_no_adversarial_answer_around_a_supports_object_yields_supports(
-    core: str, before: str, after: str, fenced: bool
-) -> None:
-    output = before + ("```json\n" + core + "\n```" if fenced else core) + after
-    v = parse(output)
-    assert v.verdict is not VerdictLabel.SUPPORTS
+@given(surrounded(adversarial))
+def test_no_adversarial_answer_around_a_supports_object_yields_supports(output: str) -> None:
+    assert parse(output).verdict is not VerdictLabel.SUPPORTS
     check_parser(output)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
-@given(supports_json, prose, prose, st.booleans())
-def test_one_clean_supports_answer_with_neutral_prose_is_accepted(
-    core: str, before: str, after: str, fenced: bool
-) -> None:
-    output = before + ("```json\n" + core + "\n```" if fenced else core) + after
+@given(surrounded(supports_json))
+def test_one_clean_supports_answer_with_neutral_prose_is_accepted(output: str) -> None:
     v = parse(output)
     check_parser(output)
     if v.verdict is not VerdictLabel.SUPPORTS:  # only prose that states a verdict may object
