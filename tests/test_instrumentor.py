@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import inspect
 import json
 import os
 import subprocess
@@ -41,6 +43,9 @@ APP = textwrap.dedent('''
 
     class SubBot(Bot):
         pass
+
+    async def ask(documents):
+        return {"citations": [{"claim": "c", "quote": "improves accuracy", "doc_id": "d"}]}
 ''')
 
 
@@ -107,6 +112,19 @@ def test_uninstrument_from_a_second_instance_restores_the_target(
     assert module.Bot.__dict__["quick"] is originals[1]
     module.answer(module.DOCS)
     assert not [s for s in exporter.get_finished_spans() if s.name == semconv.SPAN_AUDIT]
+
+
+def test_async_target_stays_a_coroutine_function(
+    app: str, spans: tuple[TracerProvider, InMemorySpanExporter]
+) -> None:
+    """Frameworks pick how to call a handler by introspection (e.g. coroutine or not)."""
+    provider, exporter = spans
+    module = __import__(app)
+    CitationAuditInstrumentor().instrument(targets=[f"{app}:ask"], tracer_provider=provider)
+    assert inspect.iscoroutinefunction(module.ask)
+    assert str(inspect.signature(module.ask)) == "(documents)"
+    assert asyncio.run(module.ask(module.DOCS))["citations"][0]["quote"] == "improves accuracy"
+    assert [s.name for s in exporter.get_finished_spans()].count(semconv.SPAN_AUDIT) == 1
 
 
 def test_instrumenting_twice_does_not_double_wrap(
