@@ -100,10 +100,10 @@ def _has(text: str, pair: str) -> bool:
 def skippable_edits(text: str) -> list[Edit]:
     """Where skippable characters stand in ``text``: sorted, non-overlapping edits.
 
-    Adjacent skippable characters form one run. A run between two letters or digits becomes a
-    space (``read_config_file`` reads as ``read config file``, as PDF extraction shows it);
-    any other run vanishes (``**Fast**:`` reads as ``Fast:``, ``(`x`)`` as ``(x)``), so a run
-    never glues two words together and never leaves a space before punctuation.
+    Adjacent skippable characters form one run. A run next to whitespace or delimiting
+    punctuation vanishes (``**Fast**:`` reads as ``Fast:``, ``(`x`)`` as ``(x)``); any other
+    run becomes a space (``read_config_file`` reads as ``read config file``, as PDF extraction
+    shows it), so a run never glues two words together.
     """
     spans: list[tuple[int, int]] = []
     for ch, pattern in _SKIP_EACH:
@@ -150,9 +150,20 @@ def _pipe_runs(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]
     return found
 
 
+# Next to these (or whitespace, or the end of the text) a skippable run is a delimiter and
+# vanishes: opening punctuation on its left, closing punctuation on its right.
+_OPENING = frozenset("([{\"'-/")
+_CLOSING = frozenset(".,;:!?)]}\"'-/")
+
+
 def _skip_run(text: str, start: int, end: int) -> Edit:
-    glue = start > 0 and end < len(text) and text[start - 1].isalnum() and text[end].isalnum()
-    return (start, end, " " if glue else "")
+    """A run vanishes next to whitespace or delimiting punctuation (``**Fast**:``, ``(`x`)``)
+    and is a space anywhere else: between two words (``read_config_file``), or before other
+    punctuation (``L_{c}``), where PDF extraction shows the lost underscore as a space."""
+    before = text[start - 1] if start > 0 else " "
+    after = text[end] if end < len(text) else " "
+    vanish = before.isspace() or before in _OPENING or after.isspace() or after in _CLOSING
+    return (start, end, "" if vanish else " ")
 
 
 # Where a construct may start, one pattern per character for the same reason.
@@ -231,7 +242,9 @@ _GLUE_WORD = re.compile(r"[^\W\d_]{3}")
 _GLUE_PUNCT = frozenset("%.,;:)\"'*_")
 
 # Line-start markers (matched at the first non-blank character of a line).
-_BLOCKQUOTE = re.compile(r"(?:>[ \t]?)+(?![ \t]*[\d.$\u20ac\u00a3\-])")
+# ">" then a space, another ">" or the line end: ">9" and ">= 3" starting a line of plain or
+# PDF text are comparisons, and so is "> 5".
+_BLOCKQUOTE = re.compile(r"(?:>(?:[ \t]|(?=[>\n])|\Z))+(?![ \t]*[\d.$\u20ac\u00a3\-=<])")
 _HEADING = re.compile(r"#{1,6}(?:[ \t]+|(?=\n)|\Z)")
 _BULLET = re.compile(r"[-+*][ \t]+(?![\d.$])(?:\[[ x]\][ \t]+)?")
 _FENCE = re.compile(r"(`{3,}|~{3,})[ \t]*([^\n`]*)")

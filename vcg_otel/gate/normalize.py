@@ -69,7 +69,7 @@ _INVISIBLE = frozenset("\u00ad\u200b\u200c\u200d\u2060\ufeff\u180e\u2061\u2062\u
 _WS_TAIL = r"\s*(?:--+\s*|-\s+)?"
 _LAYOUT = re.compile(
     r"-(?:(?<=\w-)[ \t]*(?:\r\n|\r|\n)[ \t]*(?=\w)"
-    r"|(?<=\w-)[ \t]*(?:\r\n|\r|\n)[ \t]*-(?=\w)|-+\s*)"
+    r"|(?<=[^\s-]-)[ \t]*(?:\r\n|\r|\n)[ \t]*-(?=\w)|-+\s*)"
     r"| (?=[\s-])" + _WS_TAIL
     + "".join(f"|{c}{_WS_TAIL}" for c in (r"\t", r"\n", r"\r", r"\x0b", r"\x0c"))
 )
