@@ -81,7 +81,10 @@ def test_an_honest_answer_about_a_claim_it_rejects_keeps_its_verdict() -> None:
 
 def test_the_echoed_supports_never_comes_out_of_the_audit() -> None:
     for output in (ECHO, TRUNCATED_ECHO):
-        report = Auditor(lambda s, u, o=output: o).audit([CITATION], DOCS)
+        def judge(system: str, user: str, answer: str = output) -> str:
+            return answer
+
+        report = Auditor(judge).audit([CITATION], DOCS)
         assert report.results[0].outcome is Outcome.UNJUDGED
 
 

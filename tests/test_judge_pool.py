@@ -96,6 +96,34 @@ def test_a_judge_that_always_hangs_costs_a_bounded_number_of_threads(
     auditor.close()
 
 
+def test_a_call_whose_caller_was_cancelled_does_not_hold_a_worker(
+    release: threading.Event,
+) -> None:
+    calls: list[int] = []
+
+    def judge(system: str, user: str) -> str:
+        calls.append(1)
+        if len(calls) == 1:
+            release.wait(60)  # hangs; its caller is cancelled meanwhile
+        return SUPPORTS
+
+    auditor = Auditor(judge, max_concurrency=1, timeout=30, cache=False)
+
+    async def main() -> None:
+        task = asyncio.create_task(auditor.aaudit([cite(0)], DOCS))
+        while not calls:
+            await asyncio.sleep(0.01)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        report = await auditor.aaudit([cite(1)], DOCS)
+        assert report.counts == {"supports": 1}
+
+    asyncio.run(main())
+    assert len(calls) == 2
+    auditor.close()
+
+
 # --- one limit per auditor ---------------------------------------------------------------------
 
 

@@ -224,8 +224,6 @@ async def ajudge_call(
                                      system, user)
             output = await asyncio.wait_for(asyncio.wrap_future(future), timeout)
     except (asyncio.TimeoutError, TimeoutError):
-        if future is not None and isinstance(executor, DaemonExecutor):
-            executor.abandon(future)
         return Verdict.failed(FailReason.TIMEOUT, f"after {timeout}s", model=model)
     except asyncio.CancelledError:
         if _caller_cancelled():
@@ -233,6 +231,10 @@ async def ajudge_call(
         # Not our task's cancellation: the pool was shut down under a queued call.
         return Verdict.failed(FailReason.RAISED, "CancelledError", model=model)
     finally:
+        # Given up on (timeout, or the caller cancelled): a thread still running the call is
+        # no longer ours to wait for.
+        if future is not None and not future.done() and isinstance(executor, DaemonExecutor):
+            executor.abandon(future)
         if private is not None:
             private.shutdown(wait=False, cancel_futures=True)
     return _finish(output, model)
