@@ -56,10 +56,11 @@ _VERIFY_LIMIT = 48
 class DocumentCache:
     """Thread-safe LRU of normalized documents, keyed by text, bounded by entries and characters.
 
-    Memory: about 2 bytes per cached character for mostly-ASCII text (the original it keeps
-    alive plus the normalized copy; offset maps are sparse), up to 8 for texts that CPython
-    stores with 4 bytes per character (emoji, rare CJK). Size it to the documents your app
-    retrieves again and again: a hit saves normalizing the text (about 10 µs per kB).
+    Memory: about 2.5 bytes per cached character for mostly-ASCII text (measured: the original
+    it keeps alive, the normalized copy, offset maps and bookkeeping), about twice that for
+    texts CPython stores with 2 bytes per character (most non-Latin scripts) and four times for
+    4 (emoji, rare CJK). Size it to the documents your app retrieves again and again: a hit
+    saves normalizing the text again (about 10-20 µs per kB).
 
     Args:
         max_entries: most documents kept.
@@ -101,7 +102,7 @@ class DocumentCache:
 
 
 #: The process-wide cache every :class:`Corpus` uses unless given its own: at most 10,000
-#: documents and 16 M characters (about 30 MiB for mostly-ASCII text). Resize it with
+#: documents and 16 M characters (about 40 MiB for mostly-ASCII text). Resize it with
 #: :meth:`DocumentCache.resize`.
 default_cache = DocumentCache()
 
@@ -331,46 +332,67 @@ def _quote_words(quote: ParsedQuote) -> set[str]:
     return words
 
 
-def _key_size(key: tuple[tuple[Any, ...], tuple[str, ...]]) -> int:
-    return sum(map(len, key[1]))
+class _Key:
+    """A mapping's ids and texts, hashed once (an LRU lookup hashes its key more than once)."""
+
+    __slots__ = ("chars", "hash", "ids", "texts")
+
+    def __init__(self, ids: tuple[Any, ...], texts: tuple[str, ...]) -> None:
+        self.ids, self.texts = ids, texts
+        self.hash = hash((ids, texts))
+        self.chars = -1  # counted when stored
+
+    def __hash__(self) -> int:
+        return self.hash
+
+    def __eq__(self, other: object) -> bool:
+        return (isinstance(other, _Key) and self.hash == other.hash and self.ids == other.ids
+                and self.texts == other.texts)
+
+
+def _key_size(key: _Key) -> int:
+    if key.chars < 0:
+        key.chars = sum(map(len, key.texts))
+    return key.chars
 
 
 class _CorpusCache:
     """Corpora of recently seen mappings, keyed by their ids and texts (compared by value).
 
     The key keeps the texts alive, so it is bounded by their total length as well as by count.
-    Only mappings of ``str``/``int`` ids to ``str`` texts are cached: for those, equal keys mean
-    an equal corpus (``True == 1`` is why ``bool`` ids are not).
+    Only mappings with ``str`` ids are stored, so a hit needs no type check: no other id equals
+    a ``str`` (whereas ``True == 1 == 1.0`` would map ``{True: t}`` to the corpus of ``{1: t}``).
+    A text that is not a string never makes a key equal to a stored one, and the
+    :class:`Corpus` built on a miss rejects it.
     """
 
     def __init__(self, max_entries: int = 16, max_chars: int = 4_000_000) -> None:
-        self._lru: BoundedLRU[tuple[tuple[Any, ...], tuple[str, ...]], Corpus] = BoundedLRU(
-            max_entries, max_chars, _key_size
-        )
+        self._lru: BoundedLRU[_Key, Corpus] = BoundedLRU(max_entries, max_chars, _key_size)
 
     def get(self, mapping: Mapping[Any, str]) -> Corpus:
-        ids, texts = tuple(mapping), tuple(mapping.values())
-        if not set(map(type, ids)) <= _ID_TYPES or not set(map(type, texts)) <= _TEXT_TYPES:
+        ids = tuple(mapping)
+        try:
+            key = _Key(ids, tuple(mapping.values()))
+        except TypeError:  # an unhashable text: Corpus names it
             return Corpus(mapping)
-        key = (ids, texts)
         corpus = self._lru.get(key)
         if corpus is None:
-            corpus = Corpus(zip(ids, texts, strict=True))
-            self._lru.put(key, corpus)
+            corpus = Corpus(zip(ids, key.texts, strict=True))
+            if set(map(type, ids)) == {str}:
+                self._lru.put(key, corpus)
         return corpus
 
     def clear(self) -> None:
         self._lru.clear()
 
 
-_ID_TYPES = frozenset({str, int})
-_TEXT_TYPES = frozenset({str})
 _corpora = _CorpusCache()
 
 
 def corpus_for(mapping: Mapping[Any, str]) -> Corpus:
     """The :class:`Corpus` of a mapping of id to text, shared with earlier calls over the same
-    ids and texts (at most 16 corpora, 4 M characters in all, least recently used dropped).
+    ids and texts (mappings with string ids; at most 16 corpora, 4 M characters in all, least
+    recently used dropped).
 
     Used by :func:`~vcg_otel.gate.quote_gate` and :func:`~vcg_otel.gate.span_gate` when they
     are given a mapping; do not :meth:`Corpus.add` to the corpus it returns.
