@@ -6,10 +6,6 @@ exporter is plain OTLP/HTTP pointed at the collector: nothing Phoenix-specific o
 
 from __future__ import annotations
 
-import importlib.util
-import socket
-import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,7 +15,8 @@ from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExport
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor
-from phoenix_server import PhoenixServer, free_port, poll
+from phoenix_server import PhoenixServer, poll
+from rotel_collector import rotel
 
 from vcg_otel import audited_citations
 
@@ -27,41 +24,10 @@ DOCS = {"paper": "The reranker improves accuracy by 4.2% over the baseline.",
         "blog": "Cats sleep for most of the day."}
 
 
-def _rotel_binary() -> Path:
-    spec = importlib.util.find_spec("rotel")
-    if spec is None or spec.origin is None:
-        pytest.skip("rotel not installed (test extra)")
-    return Path(spec.origin).parent / "rotel-agent"
-
-
-def _wait_for_port(port: int, timeout: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        with socket.socket() as s:
-            if s.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.1)
-    raise RuntimeError(f"collector did not listen on {port}")
-
-
 @pytest.fixture
 def collector(phoenix: PhoenixServer, tmp_path: Path) -> Iterator[str]:
-    http_port, grpc_port = free_port(), free_port()
-    process = subprocess.Popen(
-        [str(_rotel_binary()), "start",
-         "--otlp-http-endpoint", f"127.0.0.1:{http_port}",
-         "--otlp-grpc-endpoint", f"127.0.0.1:{grpc_port}",
-         "--otlp-receiver-metrics-disabled", "--otlp-receiver-logs-disabled",
-         "--exporter", "otlp", "--otlp-exporter-protocol", "http",
-         "--otlp-exporter-endpoint", phoenix.url,
-         "--log-file", str(tmp_path / "rotel.log")],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    try:
-        _wait_for_port(http_port)
-        yield f"http://127.0.0.1:{http_port}/v1/traces"
-    finally:
-        process.terminate()
-        process.wait(10)
+    with rotel(phoenix.url, tmp_path / "rotel.log", traces_only=True) as url:
+        yield url + "/v1/traces"
 
 
 def test_spans_arrive_unchanged_through_a_collector(collector: str,

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import gzip
 import json
-import subprocess
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -29,8 +28,8 @@ from opentelemetry.sdk.metrics import MeterProvider
 from opentelemetry.sdk.metrics.export import PeriodicExportingMetricReader
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor
-from phoenix_server import free_port, poll
-from test_collector import _rotel_binary, _wait_for_port
+from phoenix_server import poll
+from rotel_collector import rotel
 from test_genai_sdk import DOCS, FABRICATED, HONEST, SKILLS
 
 from vcg_otel.audit import Auditor
@@ -124,21 +123,8 @@ def receiver() -> Iterator[Receiver]:
 @pytest.fixture
 def collector(receiver: Receiver, tmp_path: Path) -> Iterator[str]:
     """rotel receiving all three signals over OTLP/HTTP, exporting OTLP/HTTP (gzip) onward."""
-    http_port, grpc_port = free_port(), free_port()
-    process = subprocess.Popen(
-        [str(_rotel_binary()), "start",
-         "--otlp-http-endpoint", f"127.0.0.1:{http_port}",
-         "--otlp-grpc-endpoint", f"127.0.0.1:{grpc_port}",
-         "--exporter", "otlp", "--otlp-exporter-protocol", "http",
-         "--otlp-exporter-endpoint", receiver.url,
-         "--log-file", str(tmp_path / "rotel.log")],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    try:
-        _wait_for_port(http_port)
-        yield f"http://127.0.0.1:{http_port}"
-    finally:
-        process.terminate()
-        process.wait(10)
+    with rotel(receiver.url, tmp_path / "rotel.log") as url:
+        yield url
 
 
 @pytest.fixture
