@@ -383,3 +383,26 @@ def test_a_signal_mid_audit_leaves_no_partial_file(files: dict[str, Path],
     assert ("terminated" if sig == signal.SIGTERM else "interrupted") in err
     assert not files["out"].exists()
     assert not list(files["out"].parent.glob("*.partial"))
+
+
+def test_out_through_a_symlink_keeps_the_link(files: dict[str, Path]) -> None:
+    real, link = files["out"].parent / "real.jsonl", files["out"].parent / "link.jsonl"
+    link.symlink_to(real.name)
+    proc = vcg("audit", files["answers"], "--docs", files["docs_dir"], "--out", link)
+    assert proc.returncode == 0, proc.stderr
+    assert link.is_symlink() and len(real.read_text().splitlines()) == 4
+
+
+def test_a_reader_that_goes_away_ends_the_command_quietly(files: dict[str, Path]) -> None:
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # like `vcg-otel audit ... | head -0`
+    try:
+        command = [str(CLI)] if CLI.exists() else [sys.executable, "-m", "vcg_otel.cli"]
+        proc = subprocess.run([*command, "audit", str(files["answers"]), "--docs",
+                               str(files["docs_dir"]), "--out", str(files["out"])],
+                              stdout=write_end, stderr=subprocess.PIPE, text=True, timeout=120)
+    finally:
+        os.close(write_end)
+    assert proc.returncode == 128 + signal.SIGPIPE, proc.stderr
+    assert "Traceback" not in proc.stderr and "Exception ignored" not in proc.stderr
+    assert not list(files["out"].parent.glob("*.partial"))

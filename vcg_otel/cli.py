@@ -6,13 +6,14 @@
 
 Exit codes: 0 success, 1 a ``--fail-on`` threshold was crossed, 2 bad input or usage (the
 message names the file and line), 3 an internal error (a bug: the traceback is printed),
-130 on SIGINT and 143 on SIGTERM. A crash never exits 1, so CI cannot mistake it for a
-crossed threshold.
+130 on SIGINT, 143 on SIGTERM, 141 when stdout's reader goes away. A crash never exits 1,
+so CI cannot mistake it for a crossed threshold.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import operator
 import os
@@ -258,7 +259,11 @@ class Results:
         if not destination.parent.is_dir():
             raise InputError(f"--out {destination}: directory {destination.parent} "
                              "does not exist")
-        self.direct = destination.exists() and not destination.is_file()
+        # Written through, never renamed over: a symlink (a rename would replace the link),
+        # /dev and /proc paths (/dev/stdout is a symlink into /proc), anything not a file.
+        self.direct = (destination.is_symlink()
+                       or destination.absolute().parts[1:2] in (("dev",), ("proc",))
+                       or (destination.exists() and not destination.is_file()))
         try:
             if self.direct:
                 self.handle: Any = destination.open("w", encoding="utf-8")
@@ -291,7 +296,8 @@ class Results:
                              ) from exc
 
     def discard(self) -> None:
-        self.handle.close()
+        with contextlib.suppress(OSError):  # e.g. a pipe already closed by its reader
+            self.handle.close()
         if not self.direct:
             Path(self.handle.name).unlink(missing_ok=True)
 
@@ -547,6 +553,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Terminated:
         sys.stderr.write("vcg-otel: terminated\n")
         return 128 + signal.SIGTERM
+    except BrokenPipeError:  # the reader went away (`... | head`): stop quietly, like cat
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no error at exit
+        return 128 + signal.SIGPIPE
     except Exception:
         traceback.print_exc()
         sys.stderr.write("vcg-otel: internal error (a bug in vcg-otel; please report it with "
