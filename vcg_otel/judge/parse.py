@@ -57,7 +57,10 @@ _NEGATION = re.compile(
     r"insufficient|insufficiently)\b|n[\u2019']t\b)[^.;:!?\n]*$"
 )
 _QUALIFIED = re.compile(r"\b(?:partial(?:ly)?|partly)\s+$")
-_NEGATION_REACH = 40  # characters before a verdict word searched for a negation
+_NEGATION_REACH = 40
+_ASCII_CONTROLS = dict.fromkeys([*range(32), 127])
+#: More top-level objects than this are not decoded one by one (``multiple_answers``).
+_MAX_OBJECTS = 16  # characters before a verdict word searched for a negation
 
 
 class _Problem(Exception):
@@ -70,6 +73,8 @@ class _Problem(Exception):
 
 def _fold(text: str) -> str:
     """Compatibility-folded, case-folded, without format and control characters."""
+    if text.isascii():  # the common case, ~50x faster: NFKC is the identity, no Cf exists
+        return text.translate(_ASCII_CONTROLS).lower()
     nfkc = unicodedata.normalize("NFKC", text)
     return "".join(ch for ch in nfkc if unicodedata.category(ch) not in ("Cf", "Cc")).casefold()
 
@@ -121,6 +126,8 @@ def _regions(text: str) -> list[tuple[int, int, bool]]:
             return regions
         end, closed = _close(text, opening)
         regions.append((opening, end, closed))
+        if len(regions) > _MAX_OBJECTS:
+            raise _Problem(FailReason.MULTIPLE_ANSWERS, f"more than {_MAX_OBJECTS} JSON objects")
         pos = end
 
 
@@ -134,9 +141,12 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return dict(pairs)
 
 
+_DECODER = json.JSONDecoder(object_pairs_hook=_no_duplicates)
+
+
 def _loads(chunk: str) -> Any:
     """Decode one delimited object; ``ValueError`` if it is not valid JSON."""
-    return json.loads(chunk, object_pairs_hook=_no_duplicates)
+    return _DECODER.decode(chunk)
 
 
 def _holds_answer(text: str, start: int, end: int) -> bool:
