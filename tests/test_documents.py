@@ -142,6 +142,24 @@ def test_offsets_are_checked_in_the_chunk_group() -> None:
     assert m == "found" and docs.text(m.document_id) == second
 
 
+def test_an_answer_made_of_strings_is_never_taken_for_documents() -> None:
+    answer = {"input": "What?", "answer": f'It says "{_sentence(A, 0)}" [smith].'}
+    assert len(DocumentSet.from_sources(answer)) == 0
+    assert len(DocumentSet.from_sources({"smith": A, "lee": B})) == 2
+
+
+def test_the_walk_stays_within_its_budget() -> None:
+    from vcg_otel.extract import Budget
+
+    many = [{"id": f"d{i}", "text": A} for i in range(10_000)]
+    budget = Budget(nodes=100)
+    docs = DocumentSet.from_sources({"documents": many}, budget=budget)
+    assert 0 < len(docs) < 100 and budget.exhausted == "nodes"
+    shared = [A]
+    cyclic: list[object] = [shared] * 1000  # the same list, reached a thousand times
+    assert len(DocumentSet.from_sources({"documents": cyclic})) == 1
+
+
 def test_the_same_chunk_reached_twice_is_kept_once() -> None:
     item = {"id": "doc-a", "text": A}
     docs = DocumentSet.from_sources({"documents": [item]}, {"context": [item, {"text": B}]})

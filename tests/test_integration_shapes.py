@@ -119,3 +119,16 @@ def test_an_answer_citing_with_no_documents_is_no_documents_and_unverifiable() -
     counted = [m for rm in metrics.resource_metrics for sm in rm.scope_metrics
                for m in sm.metrics if m.name == "citation.audit.no_documents"]
     assert [p.value for p in counted[0].data.data_points] == [1]  # type: ignore[union-attr]
+
+
+def test_importing_vcg_otel_and_its_integrations_package_loads_no_framework() -> None:
+    import subprocess
+    import sys
+
+    code = ("import sys, vcg_otel, vcg_otel.integrations, vcg_otel.documents, "
+            "vcg_otel.integrations.answers\n"
+            "heavy = {'haystack', 'langchain_core', 'llama_index', 'litellm', 'phoenix'}\n"
+            "print(sorted(heavy.intersection(m.split('.')[0] for m in sys.modules)))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=60, check=True)
+    assert out.stdout.strip() == "[]"

@@ -54,6 +54,8 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from .audit.models import Citation
+from .extract import Budget, _get, document_id
+from .extract import _doc_text as _text
 from .gate import Corpus, GateMatch, parse_quote, quote_gate, span_gate
 from .gate.api import MAX_QUOTE_CHARS
 from .gate.search import DEFAULT_MAX_GAP
@@ -72,6 +74,10 @@ DOCUMENT_KEYS = ("documents", "docs", "context", "source_documents", "sources", 
 # Containers whose *values* are searched for documents too (Haystack ``Pipeline.run`` outputs
 # are ``{component: {socket: value}}``; ``answers`` hold ``GeneratedAnswer.documents``).
 _NESTED_KEYS = ("answers", "answer")
+# A mapping of strings with one of these keys is an answer ({"input", "answer"}), not a
+# mapping of document id to text: its answer must never become a document the quotes match.
+_NOT_DOCUMENTS = frozenset({"input", "query", "question", "answer", "result", "response",
+                            "output", "text", "data", "replies", "reply", "message"})
 _ID_ATTRS = ("id", "node_id", "id_", "doc_id", "document_id", "source_id")
 _META_IDS = ("id", "doc_id", "document_id", "source_id")
 _META_PATHS = ("source", "file_path", "file_name")
@@ -83,37 +89,11 @@ Names = list[tuple[str, str]]  # (identifier, level), strongest first
 Found = tuple[str, "int | None", Names]  # (text, position, names)
 
 
-def _get(obj: Any, key: str) -> Any:
-    if isinstance(obj, Mapping):
-        return obj.get(key)
-    if obj is None or isinstance(obj, (str, bytes, int, float, bool)):
-        return None
-    try:
-        return getattr(obj, key, None)
-    except Exception:  # a property that raises is simply not there
-        return None
-
-
 def _ident(value: Any) -> str | None:
-    if isinstance(value, bool) or not isinstance(value, (str, int)):
+    ident = document_id(value)  # what extraction accepts as an id (no control chars, bounded)
+    if ident is None:
         return None
-    text = str(value).strip()
-    return text or None
-
-
-def _text(item: Any) -> str | None:
-    for key in ("text", "content", "page_content"):
-        value = _get(item, key)
-        if isinstance(value, str):
-            return value
-    getter = _get(item, "get_content")
-    if callable(getter):
-        try:
-            value = getter()
-        except Exception:
-            return None
-        return value if isinstance(value, str) else None
-    return None
+    return ident.strip() or None
 
 
 def _metadata(item: Any) -> Mapping[str, Any]:
@@ -183,51 +163,82 @@ def _chunk_of(item: Any, id_keys: Sequence[str]) -> tuple[str, Names] | None:
     return text, _names(target, id_keys)
 
 
-def find_chunks(obj: Any, id_keys: Sequence[str] = ()) -> Iterator[Found]:
+def find_chunks(obj: Any, id_keys: Sequence[str] = (),
+                budget: Budget | None = None) -> Iterator[Found]:
     """Every document found in ``obj``: ``(text, position, names)``, in order.
 
     Reads a mapping of id to text; lists of strings, dicts or framework documents (LangChain
     ``Document``, Haystack ``Document``, LlamaIndex nodes and ``NodeWithScore``); and, nested,
     the keys and attributes in :data:`DOCUMENT_KEYS` (plus ``answers``/``answer`` and
     Haystack's ``{component: {socket: value}}`` pipeline outputs). Nothing framework-specific
-    is imported: everything is duck-typed.
+    is imported: everything is duck-typed. The work is bounded by ``budget`` (extraction's
+    :class:`~vcg_otel.extract.Budget`: a node per container and item; each container is
+    visited once); when it runs out the walk stops and keeps what it found.
     """
-    yield from _walk(obj, tuple(id_keys), 0)
+    walk = _Walker(tuple(id_keys), budget if budget is not None else Budget())
+    yield from walk.walk(obj, 0)
 
 
-def _walk(obj: Any, id_keys: tuple[str, ...], depth: int) -> Iterator[Found]:
-    if depth > _MAX_DEPTH or obj is None or isinstance(obj, (str, bytes)):
-        return
-    if isinstance(obj, Mapping):
-        if obj and all(isinstance(v, str) for v in obj.values()):
+class _Walker:
+    __slots__ = ("budget", "id_keys", "seen")
+
+    def __init__(self, id_keys: tuple[str, ...], budget: Budget) -> None:
+        self.id_keys = id_keys
+        self.budget = budget
+        self.seen: dict[int, Any] = {}  # kept alive: an id is never reused during the walk
+
+    def enter(self, obj: Any) -> bool:
+        if id(obj) in self.seen or not self.budget.take():
+            return False
+        self.seen[id(obj)] = obj
+        return True
+
+    def walk(self, obj: Any, depth: int) -> Iterator[Found]:
+        if depth > _MAX_DEPTH or obj is None or isinstance(obj, (str, bytes, int, float)):
+            return
+        if not self.enter(obj):
+            return
+        if isinstance(obj, Mapping):
+            yield from self._mapping(obj, depth)
+        elif isinstance(obj, (list, tuple)):
+            yield from self._sequence(obj, depth)
+        else:
+            yield from self._object(obj, depth)
+
+    def _mapping(self, obj: Mapping[Any, Any], depth: int) -> Iterator[Found]:
+        if (obj and self.budget.take(len(obj)) and all(isinstance(v, str) for v in obj.values())
+                and not _NOT_DOCUMENTS.intersection(obj)):
             for k, v in obj.items():
                 ident = _ident(k)
                 yield v, None, [] if ident is None else [(ident, "id")]
             return
         for key in (*DOCUMENT_KEYS, *_NESTED_KEYS):
             if key in obj:
-                yield from _walk(obj[key], id_keys, depth + 1)
+                yield from self.walk(obj[key], depth + 1)
         for value in obj.values():  # Haystack pipeline outputs: {component: {socket: value}}
             if isinstance(value, Mapping):
-                yield from _walk(value, id_keys, depth + 1)
-        return
-    if isinstance(obj, (list, tuple)):
+                yield from self.walk(value, depth + 1)
+
+    def _sequence(self, obj: Sequence[Any], depth: int) -> Iterator[Found]:
         for position, item in enumerate(obj):
-            found = _chunk_of(item, id_keys)
+            if not self.budget.take():
+                return
+            found = _chunk_of(item, self.id_keys)
             if found is not None:
                 yield found[0], position, found[1]
             elif not isinstance(item, str):
-                yield from _walk(item, id_keys, depth + 1)  # e.g. a list of GeneratedAnswer
-        return
-    if _text(obj) is not None and (_get(obj, "id") is not None or _metadata(obj)):
-        found = _chunk_of(obj, id_keys)  # a single document returned on its own
-        if found is not None:
-            yield found[0], 0, found[1]
-            return
-    for key in (*DOCUMENT_KEYS, *_NESTED_KEYS):
-        inner = _get(obj, key)
-        if inner is not None and inner is not obj:
-            yield from _walk(inner, id_keys, depth + 1)
+                yield from self.walk(item, depth + 1)  # e.g. a list of GeneratedAnswer
+
+    def _object(self, obj: Any, depth: int) -> Iterator[Found]:
+        if _text(obj) is not None and (_get(obj, "id") is not None or _metadata(obj)):
+            found = _chunk_of(obj, self.id_keys)  # a single document returned on its own
+            if found is not None:
+                yield found[0], 0, found[1]
+                return
+        for key in (*DOCUMENT_KEYS, *_NESTED_KEYS):
+            inner = _get(obj, key)
+            if inner is not None and inner is not obj:
+                yield from self.walk(inner, depth + 1)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -283,15 +294,18 @@ class DocumentSet(Corpus):
 
     @classmethod
     def from_sources(cls, *sources: Any, id_keys: Sequence[str] = (),
-                     position_base: int | None = None) -> DocumentSet:
-        """Gather the documents of several arguments/results (see :func:`find_chunks`).
+                     position_base: int | None = None,
+                     budget: Budget | None = None) -> DocumentSet:
+        """Gather the documents of several arguments/results (see :func:`find_chunks`), all
+        within one ``budget``.
 
         The same chunk found twice (same framework identifiers and text) is kept once.
         """
         made = cls(position_base=position_base)
         seen: set[tuple[str, tuple[tuple[str, str], ...]]] = set()
+        budget = budget if budget is not None else Budget()
         for source in sources:
-            for text, position, names in find_chunks(source, id_keys):
+            for text, position, names in find_chunks(source, id_keys, budget):
                 ident = (text, tuple(n for n in names if n[1] == "id"))
                 if ident in seen:
                     continue

@@ -27,7 +27,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..audit import Citation
-from ..extract import extract_citations
+from ..extract import Budget, extract_citations
 
 __all__ = ["ANSWER_KEYS", "answer_citations", "citations_in_text"]
 
@@ -38,8 +38,9 @@ _FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
 _MAX_DEPTH = 5
 
 
-def citations_in_text(text: str) -> list[Citation]:
+def citations_in_text(text: str, budget: Budget | None = None) -> list[Citation]:
     """The citations of one answer text: JSON with a citations list, else inline quotes."""
+    budget = budget if budget is not None else Budget()
     fenced = _FENCE.match(text)
     body = fenced.group(1) if fenced else text.strip()
     if body[:1] in "{[":
@@ -48,10 +49,10 @@ def citations_in_text(text: str) -> list[Citation]:
         except ValueError:
             parsed = None
         if parsed is not None:
-            found = answer_citations(parsed)
+            found = answer_citations(parsed, budget)
             if found:
                 return found
-    return extract_citations(text)
+    return extract_citations(text, budget)
 
 
 def _text_of(value: Any) -> str | None:
@@ -81,36 +82,42 @@ def _with_claims(found: list[Citation], claim: str | None) -> list[Citation]:
     return [c if c.claim else replace(c, claim=claim) for c in found]
 
 
-def answer_citations(result: Any, depth: int = 0) -> list[Citation]:
-    """Every citation in a framework result (``[]`` when there is none)."""
-    if depth > _MAX_DEPTH or result is None:
+def answer_citations(result: Any, budget: Budget | None = None) -> list[Citation]:
+    """Every citation in a framework result (``[]`` when there is none), within ``budget``
+    (extraction's :class:`~vcg_otel.extract.Budget`, shared by every level)."""
+    return _answer(result, budget if budget is not None else Budget(), 0)
+
+
+def _answer(result: Any, budget: Budget, depth: int) -> list[Citation]:
+    if depth > _MAX_DEPTH or result is None or not budget.take():
         return []
     if isinstance(result, str):
-        return citations_in_text(result)
+        return citations_in_text(result, budget)
     if isinstance(result, (list, tuple)):
-        return [c for item in result for c in answer_citations(item, depth + 1)]
+        return [c for item in result for c in _answer(item, budget, depth + 1)]
     listed = _get(result, "citations")
     if isinstance(listed, (list, tuple)):
         own = _get(result, "answer")
-        return _with_claims(extract_citations(result), own if isinstance(own, str) else None)
+        return _with_claims(extract_citations(result, budget),
+                            own if isinstance(own, str) else None)
     text = _text_of(result)
     if text is not None and not isinstance(result, Mapping):  # a message or a document-like
-        found = citations_in_text(text)
+        found = citations_in_text(text, budget)
         if found:
             return found
-    found = extract_citations(result)
+    found = extract_citations(result, budget)
     if found:
         return found
     for key in ANSWER_KEYS:
         inner = _get(result, key)
         if inner is not None and inner is not result:
-            found = answer_citations(inner, depth + 1)
+            found = _answer(inner, budget, depth + 1)
             if found:
                 return found
     if isinstance(result, Mapping):  # Haystack pipeline outputs: {component: {socket: value}}
         for value in result.values():
             if isinstance(value, Mapping):
-                found = answer_citations(value, depth + 1)
+                found = _answer(value, budget, depth + 1)
                 if found:
                     return found
     return []
