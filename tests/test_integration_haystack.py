@@ -8,6 +8,7 @@ Phoenix the trace is read back from.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from typing import Any
 
@@ -218,6 +219,15 @@ def test_reply_checker_in_a_rag_pipeline_gives_the_right_verdicts(
             _inputs(script))
         _assert_three_verdicts(out["checker"], script, honest, other)
         assert out["checker"]["replies"][0].text == text  # the replies pass through
+
+
+def test_reply_checker_in_an_async_pipeline_gives_the_right_verdicts(
+        store: InMemoryDocumentStore, openai_server: FakeOpenAI) -> None:
+    """Haystack 3 runs any pipeline asynchronously; the checkers' run_async is awaited."""
+    script, honest, other = _script(store)
+    answer_with(openai_server, script.json_answer())
+    out = asyncio.run(rag_pipeline(store, openai_server).run_async(_inputs(script)))
+    _assert_three_verdicts(out["checker"], script, honest, other)
 
 
 def test_pipeline_spans_and_audit_spans_share_one_trace_in_phoenix(

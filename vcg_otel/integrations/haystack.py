@@ -27,7 +27,8 @@ from haystack.dataclasses import ChatMessage
 from ..audit import AuditReport, AuditResult
 from ..audit import Citation as AuditCitation
 from ..documents import DocumentSet
-from ._record import ResolvingAuditor, record_audit
+from ..extract import Budget
+from ._record import AuditScope, ResolvingAuditor, record_audit
 from .answers import citations_in_text
 
 __all__ = ["Citation", "CitationConsistencyChecker", "ReplyCitationChecker"]
@@ -124,16 +125,28 @@ class _Checking:
         """Deserialize what :meth:`to_dict` wrote."""
         return default_from_dict(cls, data)
 
-    def _check(self, citations: list[AuditCitation], documents: list[Document] | None,
-               ) -> tuple[dict[str, list[Citation]], AuditReport]:
-        docs = DocumentSet.from_sources(documents or [], id_keys=self.id_keys,
+    def _documents(self, documents: list[Document] | None) -> DocumentSet:
+        return DocumentSet.from_sources(documents or [], id_keys=self.id_keys,
                                         position_base=self.position_base)
-        report = record_audit(self._auditor, citations, docs)
+
+    def _check(self, citations: list[AuditCitation],
+               documents: list[Document] | None) -> dict[str, list[Citation]]:
+        return self._route(record_audit(self._auditor, citations, self._documents(documents)))
+
+    async def _acheck(self, citations: list[AuditCitation],
+                      documents: list[Document] | None) -> dict[str, list[Citation]]:
+        scope = AuditScope(self._auditor)
+        report = await scope.afinish(citations, self._documents(documents), swallow=False)
+        assert report is not None
+        return self._route(report)
+
+    @staticmethod
+    def _route(report: AuditReport) -> dict[str, list[Citation]]:
         out: dict[str, list[Citation]] = {"consistent": [], "inconsistent": []}
         for r in report.results:
             side = "consistent" if report.is_consistent(r) else "inconsistent"
             out[side].append(_checked(r.citation, r))
-        return out, report
+        return out
 
 
 @component
@@ -155,13 +168,24 @@ class CitationConsistencyChecker(_Checking):
     def run(self, citations: list[Citation],
             documents: list[Document]) -> dict[str, list[Citation]]:
         """Check each citation; a copy of each goes to ``consistent`` or ``inconsistent``."""
-        return self._check([_as_audit_citation(c) for c in citations], documents)[0]
+        return self._check([_as_audit_citation(c) for c in citations], documents)
+
+    @component.output_types(consistent=list[Citation], inconsistent=list[Citation])
+    async def run_async(self, citations: list[Citation],
+                        documents: list[Document]) -> dict[str, list[Citation]]:
+        """:meth:`run` for ``AsyncPipeline`` (the judge is awaited, not run on a thread)."""
+        return await self._acheck([_as_audit_citation(c) for c in citations], documents)
 
 
 def _reply_text(reply: Any) -> str:
     if isinstance(reply, ChatMessage):
         return reply.text or ""
     return reply if isinstance(reply, str) else ""
+
+
+def _citations_of(replies: list[ChatMessage] | list[str]) -> list[AuditCitation]:
+    budget = Budget()  # one extraction budget for all replies of a run
+    return [c for reply in replies for c in citations_in_text(_reply_text(reply), budget)]
 
 
 @component
@@ -175,6 +199,13 @@ class ReplyCitationChecker(_Checking):
     def run(self, replies: list[ChatMessage] | list[str],
             documents: list[Document] | None = None) -> dict[str, Any]:
         """Extract the citations of every reply and check them against ``documents``."""
-        citations = [c for reply in replies for c in citations_in_text(_reply_text(reply))]
-        out, _ = self._check(citations, documents)
+        out = self._check(_citations_of(replies), documents)
+        return {**out, "replies": replies}
+
+    @component.output_types(consistent=list[Citation], inconsistent=list[Citation],
+                            replies=list[ChatMessage] | list[str])
+    async def run_async(self, replies: list[ChatMessage] | list[str],
+                        documents: list[Document] | None = None) -> dict[str, Any]:
+        """:meth:`run` for ``AsyncPipeline``."""
+        out = await self._acheck(_citations_of(replies), documents)
         return {**out, "replies": replies}
