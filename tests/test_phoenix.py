@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
+import textwrap
 import time
 import uuid
 from typing import Any
 
 import pytest
-from hostile_http import HostileServer
+from hostile_http import Behaviour, HostileServer
 from opentelemetry.sdk.trace import TracerProvider
 from phoenix_server import PhoenixServer, free_port, poll
 
@@ -173,11 +176,12 @@ def test_phoenix_down_at_start_never_blocks_the_app() -> None:
 
 def test_phoenix_going_down_mid_run_and_coming_back(phoenix: PhoenixServer) -> None:
     name = project()
-    provider = register(project_name=name, endpoint=phoenix.url)
+    notes = PhoenixAnnotationProcessor(phoenix.url)
+    provider = register(project_name=name, endpoint=phoenix.url, annotations=notes)
 
     @audited_citations(tracer_provider=provider)
     def answer(tag: str, documents: dict[str, str]) -> dict[str, Any]:
-        return {"citations": [{**CLEAN[0], "claim": tag}]}
+        return {"citations": [{**CLEAN[0], "claim": tag}]}  # 2 annotations per call
 
     answer("before", DOCS)
     flush(provider)
@@ -199,6 +203,8 @@ def test_phoenix_going_down_mid_run_and_coming_back(phoenix: PhoenixServer) -> N
     claims = {s["attributes"].get("citation.claim") for s in spans}
     assert "after" in claims and "before" in claims
     provider.shutdown()
+    assert notes.written + notes.dropped == 2 * (1 + 30 + 1) and notes.pending == 0
+    assert set(notes.dropped_by_reason) <= {"unreachable", "span_missing", "shutdown"}
 
 
 def test_annotation_queue_is_bounded_and_drops_are_counted() -> None:
@@ -332,3 +338,43 @@ def test_a_trickling_endpoint_cannot_stretch_the_providers_shutdown() -> None:
         provider.shutdown()
         elapsed = time.perf_counter() - t0
     assert elapsed < 2.0 + 2.0 + 2.0  # spans' bound + annotations' bound + scheduling
+
+
+EXIT_SCRIPT = textwrap.dedent("""
+    import sys, time
+    from vcg_otel import audited_citations
+    from vcg_otel.phoenix import PhoenixAnnotationProcessor, register
+    url = sys.argv[1]
+    provider = register(project_name="exit", endpoint=url, export_timeout=1.0,
+                        shutdown_timeout=2.0, annotations=PhoenixAnnotationProcessor(
+                            url, send_delay=0, shutdown_timeout=2.0))
+    @audited_citations(tracer_provider=provider)
+    def answer(documents):
+        return {"citations": [{"claim": "c", "quote": "improves accuracy", "doc_id": "d"}]}
+    for _ in range(20):
+        answer({"d": "The reranker improves accuracy by 4.2%."})
+    time.sleep(1.0)  # exports are under way
+    print("done", flush=True)  # no explicit shutdown: the SDK's exit hook runs it
+""")
+
+
+def exit_seconds(behaviour: Behaviour) -> float:
+    """Seconds from the end of EXIT_SCRIPT's work to its process exit, against an endpoint."""
+    with HostileServer(behaviour, trickle_every=0.3) as server:
+        child = subprocess.Popen([sys.executable, "-c", EXIT_SCRIPT, server.url],
+                                 stdout=subprocess.PIPE, text=True)
+        try:
+            assert child.stdout is not None and child.stdout.readline() == "done\n"
+            t0 = time.perf_counter()
+            child.wait(120)
+            return time.perf_counter() - t0
+        finally:
+            child.kill()
+
+
+def test_process_exit_against_a_trickling_endpoint_is_bounded() -> None:
+    # Against a well-behaved endpoint, exit takes what tearing down the interpreter takes
+    # (seconds when phoenix.otel has loaded the Phoenix server package beside it).
+    baseline = exit_seconds("ok")
+    trickled = exit_seconds("trickle")
+    assert trickled < baseline + 2.0 + 2.0 + 2.0  # spans' + annotations' bound + scheduling
