@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from vcg_otel import audited_citations
+from vcg_otel._executor import DaemonExecutor
 from vcg_otel.audit import Auditor, Citation, Outcome
 from vcg_otel.audit.auditor import MAX_REENTRY
 from vcg_otel.judge import FailReason
@@ -122,6 +123,36 @@ def test_a_call_whose_caller_was_cancelled_does_not_hold_a_worker(
     asyncio.run(main())
     assert len(calls) == 2
     auditor.close()
+
+
+def test_an_abandoned_worker_is_replaced_and_ends_when_its_call_returns() -> None:
+    pool = DaemonExecutor(1, "test-pool", max_abandoned=1)
+    started, gate = threading.Event(), threading.Event()
+
+    def hang() -> str:
+        started.set()
+        gate.wait(30)
+        return "late"
+
+    try:
+        hung = pool.submit(hang)
+        assert started.wait(10) and pool.abandon(hung)
+        assert not pool.abandon(hung)  # once only
+        assert pool.submit(lambda: "replacement").result(10) == "replacement"
+        second = pool.submit(hang)  # the replacement hangs too
+        while not second.running():
+            threading.Event().wait(0.01)
+        assert not pool.abandon(second) and pool.abandoned == 1  # the bound: one abandoned
+        gate.set()
+        assert hung.result(10) == "late" and second.result(10) == "late"
+        for _ in range(1_000):  # the abandoned thread ends: the pool is full again
+            if pool.threads == 1:
+                break
+            threading.Event().wait(0.01)
+        assert pool.threads == 1 and pool.abandoned == 0
+    finally:
+        gate.set()
+        pool.shutdown(wait=True)
 
 
 # --- one limit per auditor ---------------------------------------------------------------------
