@@ -128,3 +128,46 @@ def test_without_the_sdk_installed_everything_still_works() -> None:
     out = _run(code)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "ok"
+
+
+_HUNG_AUDITS = """
+    import os, time
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+    from vcg_otel import audited_citations
+
+    def hung(system, user):
+        time.sleep(3600)
+
+    memory = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(memory))
+
+    @audited_citations(judge=hung, background=True, timeout=None, tracer_provider=provider)
+    def answer(documents):
+        return {"citations": [{"claim": "c", "quote": "improves accuracy", "doc_id": "d"}]}
+
+    import atexit  # registered first, so it runs after the audits' shutdown (last in, first out)
+    atexit.register(lambda: print("ended", len(memory.get_finished_spans())))
+    for _ in range(COUNT):
+        answer({"d": "The reranker improves accuracy."})
+    print("returned")
+"""
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-1", "soon"])
+def test_a_shutdown_timeout_that_is_not_a_finite_number_falls_back_to_the_default(
+        value: str) -> None:
+    code = f'import os\nos.environ["VCG_OTEL_SHUTDOWN_TIMEOUT"] = "{value}"\n'
+    out = _run(code + textwrap.dedent(_HUNG_AUDITS).replace("COUNT", "1"), timeout=30)
+    assert out.returncode == 0, out.stderr  # before: nan and inf waited for ever
+    assert "VCG_OTEL_SHUTDOWN_TIMEOUT" in out.stderr and "using 5.0" in out.stderr
+
+
+def test_exit_with_a_thousand_hung_audits_cancels_them_quietly_and_ends_their_spans() -> None:
+    code = 'import os\nos.environ["VCG_OTEL_SHUTDOWN_TIMEOUT"] = "0.5"\n'
+    out = _run(code + textwrap.dedent(_HUNG_AUDITS).replace("COUNT", "1200"), timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert "Task was destroyed" not in out.stderr, out.stderr[:2000]
+    assert out.stdout.split() == ["returned", "ended", "1200"]  # 1,000 cancelled, 200 dropped

@@ -20,18 +20,32 @@ Modes:
 
 With no OpenTelemetry SDK configured (no tracer or meter provider) and mode ``observe``,
 nothing can record the audit, so it is skipped: the wrapper costs a couple of microseconds.
+
+Whose exception is it? Anything raised while the result is read (by a ``citations=`` or
+``documents=`` extractor, or by the result's own attributes), ``KeyboardInterrupt`` and
+``SystemExit`` included, is the extractor's failure: recorded, the audit fails closed, the
+caller gets its result. A Ctrl-C or a task cancellation that arrives while the handler runs or
+while the caller waits for the judge is the caller's: the audit span ends, recording it, and the
+exception propagates. (A Ctrl-C that lands in the microseconds while a foreground result is
+being read cannot be told from one the result raised; it is recorded as the extractor's.)
+Telemetry trouble (a span processor or exporter that raises) never reaches the caller.
+
+With ``background=True`` nothing of the result is read on the caller's thread: extraction runs
+on the audit thread, typically within milliseconds. The result is never mutated by us; if the
+app mutates it after returning, the audit sees the object as it is when it is read (mutate a
+copy, or audit in the foreground).
 """
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import inspect
+import logging
 import random
 from collections.abc import Callable, Mapping
 from contextvars import Token
 from dataclasses import dataclass
-from typing import Any, Literal, TypeVar, overload
+from typing import Any, Literal, ParamSpec, TypeVar, overload
 
 from opentelemetry import context as otel_context
 from opentelemetry import metrics, trace
@@ -40,21 +54,38 @@ from opentelemetry.trace import Span, Status, StatusCode
 
 from ._version import __version__
 from .audit import Auditor, AuditReport, Citation, VerdictCache
-from .extract import citation_from_item, extract_citations, extract_documents
+from .extract import Budget, citation_from_item, extract_citations, extract_documents
 from .judge.runner import LLMCall, WindowConfig
 from .otel import semconv
 from .otel.background import runner
-from .otel.content import ContentPolicy
+from .otel.content import ContentPolicy, record_exception
 from .otel.metrics import instruments_for, record_metrics
 from .otel.spans import record_report
 
 __all__ = ["AuditedResult", "CitationAuditError", "CitationViolation", "audited_citations"]
 
 F = TypeVar("F", bound=Callable[..., Any])
+P = ParamSpec("P")
 Mode = Literal["observe", "enforce"]
 Extractor = Callable[[Mapping[str, Any], Any], Any]
 
 _DOCUMENT_ARGS = ("documents", "docs", "context", "sources")
+
+logger = logging.getLogger(__name__)
+
+
+def _quiet(method: Callable[P, None]) -> Callable[P, None]:
+    """Telemetry trouble never reaches the caller: a span processor or exporter that raises
+    costs the record, not the call (logged at debug level)."""
+
+    @functools.wraps(method)
+    def quiet(*args: P.args, **kwargs: P.kwargs) -> None:
+        try:
+            method(*args, **kwargs)
+        except Exception:
+            logger.debug("recording the citation audit failed", exc_info=True)
+
+    return quiet
 
 
 class CitationViolation(Exception):
@@ -122,18 +153,25 @@ class _Plan:
             return True
         return not _telemetry_active(self.tracer_provider, self.meter_provider)
 
-    def start(self) -> tuple[Span, Token[Context]]:
-        span = self.tracer.start_span(semconv.SPAN_AUDIT, attributes={
-            semconv.OPENINFERENCE_SPAN_KIND: semconv.KIND_GUARDRAIL,
-            semconv.AUDIT_MODE: self.mode,
-        })
+    def start(self) -> tuple[Span, Token[Context]] | None:
+        """The audit span, current; ``None`` if telemetry failed to start one (a span
+        processor whose ``on_start`` raises): the handler then runs unaudited."""
+        try:
+            span = self.tracer.start_span(semconv.SPAN_AUDIT, attributes={
+                semconv.OPENINFERENCE_SPAN_KIND: semconv.KIND_GUARDRAIL,
+                semconv.AUDIT_MODE: self.mode,
+            })
+        except Exception:
+            logger.debug("starting the citation_audit span failed", exc_info=True)
+            return None
         token = otel_context.attach(trace.set_span_in_context(span))
         return span, token
 
+    @_quiet
     def handler_failed(self, span: Span, exc: BaseException) -> None:
         try:
             span.set_attribute(semconv.AUDIT_STATUS, "handler_error")
-            span.record_exception(exc)
+            record_exception(span, exc, ContentPolicy.resolve(self.capture_content))
             span.set_status(Status(StatusCode.ERROR, type(exc).__name__))
         finally:
             span.end()
@@ -149,21 +187,25 @@ class _Plan:
         return dict(bound.arguments)
 
     def extract(self, args: tuple[Any, ...], kwargs: dict[str, Any],
-                result: Any) -> tuple[list[Citation], dict[str, str]]:
+                result: Any) -> tuple[list[Citation], dict[str, str], Budget]:
+        """Citations and documents of one call, within one :class:`Budget` (returned, so the
+        span can say whether it ran out)."""
+        budget = Budget()
         arguments = self.arguments(args, kwargs)
         if self.citations_fn is not None:
-            citations = extract_citations(self.citations_fn(arguments, result))
+            citations = extract_citations(self.citations_fn(arguments, result), budget)
         else:
-            citations = extract_citations(result)
+            citations = extract_citations(result, budget)
         if self.documents_fn is not None:
-            documents = extract_documents(self.documents_fn(arguments, result))
+            documents = extract_documents(self.documents_fn(arguments, result), budget)
         else:
-            documents = extract_documents(result)
+            documents = extract_documents(result, budget)
             for name in _DOCUMENT_ARGS:
                 if name in arguments:
-                    documents = {**extract_documents(arguments[name]), **documents}
-        return citations, documents
+                    documents = {**extract_documents(arguments[name], budget), **documents}
+        return citations, documents, budget
 
+    @_quiet
     def finish(self, span: Span, report: AuditReport) -> None:
         """Write the report as telemetry and end the audit span."""
         try:
@@ -174,12 +216,20 @@ class _Plan:
         finally:
             span.end()
 
-    def internal_error(self, span: Span, exc: Exception) -> None:
-        span.set_attribute(semconv.AUDIT_ERROR, type(exc).__name__)
-        span.record_exception(exc)
-        span.set_status(Status(StatusCode.ERROR, f"citation audit failed: {type(exc).__name__}"))
-        span.end()
+    @_quiet
+    def internal_error(self, span: Span, exc: BaseException, *, trace_back: bool = True) -> None:
+        """End the span as a failed audit. ``trace_back=False``: the type only (a background
+        audit cancelled at exit: formatting a thousand asyncio stacks would cost seconds)."""
+        try:
+            span.set_attribute(semconv.AUDIT_ERROR, type(exc).__name__)
+            if trace_back:
+                record_exception(span, exc, ContentPolicy.resolve(self.capture_content))
+            span.set_status(Status(StatusCode.ERROR,
+                                   f"citation audit failed: {type(exc).__name__}"))
+        finally:
+            span.end()
 
+    @_quiet
     def nothing(self, span: Span, documents: dict[str, str]) -> None:
         span.set_attribute(semconv.AUDIT_STATUS, "nothing_to_audit")
         span.set_attribute(semconv.COUNT_TOTAL, 0)
@@ -196,69 +246,102 @@ class _Plan:
             return {**result, "citations": keep, "citation_audit": report.to_dict()}
         return AuditedResult(result, report)
 
-    def submit_background(self, span: Span, citations: list[Citation],
-                          documents: dict[str, str]) -> None:
+    @_quiet
+    def submit_background(self, span: Span, args: tuple[Any, ...], kwargs: dict[str, Any],
+                          result: Any) -> None:
+        """Extract and audit on the audit thread: the caller's thread never reads the result."""
         span.set_attribute(semconv.AUDIT_BACKGROUND, True)
-        span.set_attribute(semconv.AUDIT_DOCUMENT_COUNT, len(documents))
 
         async def job() -> None:
+            import asyncio
+
             try:
-                report = await self.auditor.aaudit(citations, documents)
-                self.finish(span, report)
-            except Exception as exc:
+                work = self._begin(span, args, kwargs, result)
+                if work is not None:
+                    self.finish(span, await self.auditor.aaudit(*work))
+            except asyncio.CancelledError as exc:  # by the runner, at exit
+                self.internal_error(span, exc, trace_back=False)
+            except BaseException as exc:  # nothing here is a caller's: all of it is the audit's
                 self.internal_error(span, exc)
 
-        if not runner.submit(job):
+        def abandoned() -> None:  # cancelled at exit before it started
+            import asyncio
+
+            self.internal_error(span, asyncio.CancelledError(), trace_back=False)
+
+        if not runner.submit(job, abandoned):
             instruments_for(self.meter_provider).dropped.add(1)
             span.set_attribute(semconv.AUDIT_STATUS, "dropped")
             span.end()
 
     def _begin(self, span: Span, args: tuple[Any, ...], kwargs: dict[str, Any],
                result: Any) -> tuple[list[Citation], dict[str, str]] | None:
-        """Extract what to audit; ``None`` when there is nothing to do in the foreground."""
-        citations, documents = self.extract(args, kwargs, result)
+        """Extract what to audit; ``None`` when there is nothing to audit."""
+        citations, documents, budget = self.extract(args, kwargs, result)
+        if budget.exhausted is not None:
+            span.set_attribute(semconv.AUDIT_EXTRACT_LIMIT, budget.exhausted)
         if not citations:
             self.nothing(span, documents)
-            return None
-        if self.background:
-            self.submit_background(span, citations, documents)
             return None
         span.set_attribute(semconv.AUDIT_DOCUMENT_COUNT, len(documents))
         return citations, documents
 
-    def _failed(self, span: Span, exc: Exception, result: Any) -> Any:
+    def _extracted(self, span: Span, args: tuple[Any, ...], kwargs: dict[str, Any],
+                   result: Any) -> tuple[list[Citation], dict[str, str]] | None:
+        """:meth:`_begin` in the foreground: whatever reading the result raises is the
+        extractor's failure (see the module docstring), never the caller's."""
+        try:
+            return self._begin(span, args, kwargs, result)
+        except BaseException as exc:
+            self._failed(span, exc)
+            return None
+
+    def _failed(self, span: Span, exc: BaseException) -> None:
+        """Record a failed audit; in enforce mode the caller gets :class:`CitationAuditError`."""
         self.internal_error(span, exc)
         if self.mode == "enforce":
             raise CitationAuditError(f"citation audit of {self.name} failed") from exc
-        return result
 
     def _conclude(self, span: Span, result: Any, report: AuditReport) -> Any:
-        with contextlib.suppress(Exception):  # telemetry trouble never reaches the caller
-            self.finish(span, report)
+        self.finish(span, report)
         return self.shaped(result, report) if self.mode == "enforce" else result
 
     def after(self, span: Span, args: tuple[Any, ...], kwargs: dict[str, Any],
               result: Any) -> Any:
         """Audit a finished sync call; returns what the caller gets."""
+        if self.background:
+            self.submit_background(span, args, kwargs, result)
+            return result
+        work = self._extracted(span, args, kwargs, result)
+        if work is None:
+            return result
         try:
-            work = self._begin(span, args, kwargs, result)
-            if work is None:
-                return result
             report = self.auditor.audit(*work)
         except Exception as exc:
-            return self._failed(span, exc, result)
+            self._failed(span, exc)
+            return result
+        except BaseException as exc:  # a Ctrl-C delivered to the waiting caller: theirs
+            self.internal_error(span, exc)
+            raise
         return self._conclude(span, result, report)
 
     async def aafter(self, span: Span, args: tuple[Any, ...], kwargs: dict[str, Any],
                      result: Any) -> Any:
         """Audit a finished async call; returns what the caller gets."""
+        if self.background:
+            self.submit_background(span, args, kwargs, result)
+            return result
+        work = self._extracted(span, args, kwargs, result)
+        if work is None:
+            return result
         try:
-            work = self._begin(span, args, kwargs, result)
-            if work is None:
-                return result
             report = await self.auditor.aaudit(*work)
         except Exception as exc:
-            return self._failed(span, exc, result)
+            self._failed(span, exc)
+            return result
+        except BaseException as exc:  # the caller's task was cancelled: theirs
+            self.internal_error(span, exc)
+            raise
         return self._conclude(span, result, report)
 
 
@@ -283,21 +366,23 @@ def _wrap(fn: Callable[..., Any], plan: _Plan) -> Callable[..., Any]:
     if inspect.isasyncgenfunction(fn):
         @functools.wraps(fn)
         async def agen_wrapper(*args: Any, **kwargs: Any) -> Any:
-            if plan.skip():
+            started = None if plan.skip() else plan.start()
+            if started is None:
                 async for item in fn(*args, **kwargs):
                     yield item
                 return
-            span, token = plan.start()
+            span, token = started
             chunks: list[Any] = []
             try:
                 agen = fn(*args, **kwargs)
             finally:
                 otel_context.detach(token)
             sent: Any = None
+            thrown: BaseException | None = None  # from the caller's athrow(): the handler's
             while True:
                 token = otel_context.attach(trace.set_span_in_context(span))
                 try:
-                    item = await agen.asend(sent)
+                    item = await (agen.asend(sent) if thrown is None else agen.athrow(thrown))
                 except StopAsyncIteration:
                     break
                 except BaseException as exc:
@@ -305,6 +390,7 @@ def _wrap(fn: Callable[..., Any], plan: _Plan) -> Callable[..., Any]:
                     raise
                 finally:
                     otel_context.detach(token)
+                    thrown = None
                 chunks.append(item)
                 try:
                     sent = yield item
@@ -314,6 +400,8 @@ def _wrap(fn: Callable[..., Any], plan: _Plan) -> Callable[..., Any]:
                     finally:
                         await plan.aafter(span, args, kwargs, _streamed(chunks))
                     raise
+                except BaseException as exc:
+                    sent, thrown = None, exc
             await plan.aafter(span, args, kwargs, _streamed(chunks))
 
         return agen_wrapper
@@ -321,19 +409,21 @@ def _wrap(fn: Callable[..., Any], plan: _Plan) -> Callable[..., Any]:
     if inspect.isgeneratorfunction(fn):
         @functools.wraps(fn)
         def gen_wrapper(*args: Any, **kwargs: Any) -> Any:
-            if plan.skip():
+            started = None if plan.skip() else plan.start()
+            if started is None:
                 return (yield from fn(*args, **kwargs))
-            span, token = plan.start()
+            span, token = started
             chunks: list[Any] = []
             try:
                 gen = fn(*args, **kwargs)
             finally:
                 otel_context.detach(token)
             sent: Any = None
+            thrown: BaseException | None = None  # from the caller's throw(): the handler's
             while True:
                 token = otel_context.attach(trace.set_span_in_context(span))
                 try:
-                    item = gen.send(sent)
+                    item = gen.send(sent) if thrown is None else gen.throw(thrown)
                 except StopIteration as stop:
                     value = stop.value
                     break
@@ -342,6 +432,7 @@ def _wrap(fn: Callable[..., Any], plan: _Plan) -> Callable[..., Any]:
                     raise
                 finally:
                     otel_context.detach(token)
+                    thrown = None
                 chunks.append(item)
                 try:
                     sent = yield item
@@ -351,6 +442,8 @@ def _wrap(fn: Callable[..., Any], plan: _Plan) -> Callable[..., Any]:
                     finally:
                         plan.after(span, args, kwargs, _streamed(chunks))
                     raise
+                except BaseException as exc:
+                    sent, thrown = None, exc
             plan.after(span, args, kwargs, _streamed(chunks))
             return value
 
@@ -359,9 +452,10 @@ def _wrap(fn: Callable[..., Any], plan: _Plan) -> Callable[..., Any]:
     if inspect.iscoroutinefunction(fn):
         @functools.wraps(fn)
         async def async_wrapper(*args: Any, **kwargs: Any) -> Any:
-            if plan.skip():
+            started = None if plan.skip() else plan.start()
+            if started is None:
                 return await fn(*args, **kwargs)
-            span, token = plan.start()
+            span, token = started
             try:
                 result = await fn(*args, **kwargs)
             except BaseException as exc:
@@ -375,9 +469,10 @@ def _wrap(fn: Callable[..., Any], plan: _Plan) -> Callable[..., Any]:
 
     @functools.wraps(fn)
     def sync_wrapper(*args: Any, **kwargs: Any) -> Any:
-        if plan.skip():
+        started = None if plan.skip() else plan.start()
+        if started is None:
             return fn(*args, **kwargs)
-        span, token = plan.start()
+        span, token = started
         try:
             result = fn(*args, **kwargs)
         except BaseException as exc:

@@ -5,16 +5,25 @@ Content is captured unless something says otherwise, in this order: the explicit
 hides everything); OpenInference's ``OPENINFERENCE_HIDE_INPUTS`` (claim, quote, prompt) and
 ``OPENINFERENCE_HIDE_OUTPUTS`` (model answer, reasoning). Hidden text is dropped, and only its
 length is recorded; ids, offsets, verdicts and numbers always stay.
+
+Exceptions are content too: a message can quote a prompt, a document or an answer. With any
+content hidden, :func:`record_exception` records an exception's type and its frames (file,
+line, function, source line) but neither its message nor those of the exceptions it chains.
 """
 
 from __future__ import annotations
 
 import os
+import traceback
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from . import semconv
 
-__all__ = ["ContentPolicy"]
+if TYPE_CHECKING:
+    from opentelemetry.trace import Span
+
+__all__ = ["ContentPolicy", "record_exception"]
 
 _FALSE = frozenset({"0", "false", "no", "off"})
 _TRUE = frozenset({"1", "true", "yes", "on"})
@@ -47,3 +56,38 @@ class ContentPolicy:
             inputs=_env_flag(semconv.ENV_HIDE_INPUTS) is not True,
             outputs=_env_flag(semconv.ENV_HIDE_OUTPUTS) is not True,
         )
+
+
+def _type_name(exc: BaseException) -> str:
+    kind = type(exc)
+    module = kind.__module__
+    return f"{module}.{kind.__qualname__}" if module and module != "builtins" else kind.__qualname__
+
+
+def record_exception(span: Span, exc: BaseException, policy: ContentPolicy) -> None:
+    """OpenTelemetry's ``exception`` event for ``exc`` on ``span``, within ``policy``.
+
+    With all content captured this is ``span.record_exception`` (type, message, stack trace).
+    Otherwise the message is left out and the stack trace holds only frames and the type: the
+    SDK's trace would repeat the message (and every chained exception's) in its text.
+    """
+    if not span.is_recording():
+        return
+    # The SDK depends on the semantic-conventions package; a span that records has an SDK.
+    from opentelemetry.semconv.attributes.exception_attributes import (
+        EXCEPTION_STACKTRACE,
+        EXCEPTION_TYPE,
+    )
+
+    if policy.inputs and policy.outputs:
+        try:
+            span.record_exception(exc)
+            return
+        except Exception:  # a __str__ that raises: record what can be recorded safely
+            pass
+    kind = _type_name(exc)
+    frames = "".join(traceback.format_tb(exc.__traceback__))
+    span.add_event("exception", {
+        EXCEPTION_TYPE: kind,
+        EXCEPTION_STACKTRACE: f"Traceback (most recent call last):\n{frames}{kind}\n",
+    })
