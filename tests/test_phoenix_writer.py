@@ -158,3 +158,13 @@ def test_annotations_after_shutdown_are_counted_not_lost() -> None:
         late = audit(provider, 1)  # stragglers: spans ending after shutdown
     assert processor.written == produced == server.annotations
     assert processor.dropped_by_reason == {"shutdown": late}
+
+
+def test_a_nan_or_infinite_timeout_falls_back_to_the_default_instead_of_hanging() -> None:
+    with HostileServer("ok") as server:
+        provider, processor = writer(server.url, shutdown_timeout=float("nan"),
+                                     request_timeout=float("inf"))
+        produced = audit(provider, 2)
+        assert processor.force_flush(10_000)
+        provider.shutdown()
+    assert processor.written == produced == server.annotations

@@ -153,7 +153,7 @@ class PhoenixAnnotationProcessor(SpanProcessor):
     @property
     def dropped_by_reason(self) -> dict[str, int]:
         """Dropped annotations by reason (see :mod:`vcg_otel.phoenix.writer`)."""
-        return dict(self._writer.dropped_by_reason)
+        return self._writer.dropped_by_reason
 
     @property
     def held_back(self) -> int:

@@ -119,7 +119,7 @@ class AnnotationWriter:
         self.written = 0
         self.held_back = 0
         self.dropped = 0
-        self.dropped_by_reason: dict[str, int] = {}
+        self._dropped_by_reason: dict[str, int] = {}
         self._lock = threading.Lock()
         self._work = threading.Condition(self._lock)  # the worker waits here for due items
         self._idle = threading.Condition(self._lock)  # flush waits here for nothing held
@@ -136,6 +136,12 @@ class AnnotationWriter:
         self._thread.start()
 
     # -- the caller's side (never blocks beyond a short lock) ------------------------------
+
+    @property
+    def dropped_by_reason(self) -> dict[str, int]:
+        """Dropped annotations by reason (a copy)."""
+        with self._lock:
+            return dict(self._dropped_by_reason)
 
     @property
     def pending(self) -> int:
@@ -208,7 +214,7 @@ class AnnotationWriter:
 
     def _note_drop(self, n: int, reason: str) -> None:
         self.dropped += n
-        self.dropped_by_reason[reason] = self.dropped_by_reason.get(reason, 0) + n
+        self._dropped_by_reason[reason] = self._dropped_by_reason.get(reason, 0) + n
 
     def _settle(self, items: list[_Item], reason: str | None) -> None:
         """Written (``reason`` None) or dropped: only items still in flight count, so a batch
@@ -402,9 +408,10 @@ def _failure(exc: Exception) -> str:
 
 
 def _finite(value: float, default: float) -> float:
-    """A finite, non-negative number of seconds (NaN, inf and negatives are refused)."""
+    """Seconds as a finite number, at least 0: NaN, infinity and non-numbers give ``default``
+    (a NaN timeout once hung exit forever)."""
     try:
         number = float(value)
     except (TypeError, ValueError):
         return default
-    return number if math.isfinite(number) and number >= 0 else default
+    return max(0.0, number) if math.isfinite(number) else default
