@@ -13,7 +13,14 @@ from hypothesis import strategies as st
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 from cases import COMMON_WORDS, common_words_docs  # the benchmark's documents
 
-from vcg_otel import Corpus, DocumentCache, NotFoundReason, normalize_with_map, quote_gate
+from vcg_otel import (
+    Corpus,
+    DocumentCache,
+    NotFoundReason,
+    normalize_with_map,
+    quote_gate,
+    span_gate,
+)
 from vcg_otel.gate import SearchBudget, SearchLimitReached, parse_quote
 from vcg_otel.gate.corpus import corpus_for, default_cache
 from vcg_otel.gate.search import (
@@ -273,3 +280,12 @@ def test_a_fresh_corpus_scans_within_the_budget_and_a_reused_one_builds_its_inde
     second = quote_gate("nowhere at all", "d1", corpus, budget=SearchBudget(50))
     assert second == "not_found" and second.reason is NotFoundReason.NO_MATCH
     assert corpus._index is not None
+
+
+def test_span_gate_cut_short_is_search_limit() -> None:
+    doc = " ".join(COMMON_WORDS * 400)
+    m = span_gate("d", 0, len(doc), {"d": doc}, quote=_ELIDED + " \u2026 wit",
+                  budget=SearchBudget(500))
+    assert m == "not_found" and m.reason is NotFoundReason.SEARCH_LIMIT
+    with pytest.raises(TypeError, match="budget"):
+        span_gate("d", 0, 5, {"d": doc}, quote="the", budget=500)  # type: ignore[arg-type]
