@@ -4,6 +4,7 @@ user would have them. Documents are arXiv abstracts (benchmarks/data)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -254,6 +255,29 @@ def test_genai_client_metrics_per_judge_call_with_the_advised_buckets(
     for p in tokens.values():
         assert {k: v for k, v in p.attributes.items() if k != ga.GEN_AI_TOKEN_TYPE} == common
         assert tuple(p.explicit_bounds) == semconv.GENAI_TOKEN_BUCKETS
+
+
+class SpyHistogram:
+    """Keeps each attributes dict it is handed, and a copy taken at that moment."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[dict[str, Any], dict[str, Any]]] = []
+
+    def record(self, amount: float, attributes: dict[str, Any] | None = None,
+               context: Any = None) -> None:
+        self.calls.append((attributes or {}, dict(attributes or {})))
+
+
+def test_attributes_handed_to_a_histogram_are_never_changed_afterwards() -> None:
+    # SDK 1.39 keeps the dict it was given as the point's attributes: popping error.type
+    # from it after recording the duration erased error.type from the recorded point.
+    durations, tokens = SpyHistogram(), SpyHistogram()
+    instruments = dataclasses.replace(instruments_for(MeterProvider()),
+                                      genai_duration=durations, genai_tokens=tokens)
+    record_metrics(instruments, audit(SKILLS))
+    (given, at_the_time), = durations.calls
+    assert given == at_the_time and given[ERROR_TYPE] == "no_json"
+    assert all(given == at_the_time for given, at_the_time in tokens.calls)
 
 
 def test_a_judge_that_reports_no_usage_records_no_token_metric(telemetry: Telemetry) -> None:

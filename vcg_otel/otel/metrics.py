@@ -81,11 +81,13 @@ def _record_genai(instruments: Instruments, report: AuditReport, r: AuditResult)
     v = r.verdict
     assert v is not None
     error = None if v.fail_reason is None else v.fail_reason.value
-    attrs = genai.call_attributes(report.judge_model, v.model, error)
-    instruments.genai_duration.record(r.judge_seconds, attrs)
+    # A fresh dict per record: older SDKs keep the dict they were given as the point's
+    # attributes, so one changed after ``record`` would change the recorded point.
+    instruments.genai_duration.record(
+        r.judge_seconds, genai.call_attributes(report.judge_model, v.model, error))
     usage = r.usage
     if usage.prompt_tokens or usage.completion_tokens:  # none reported: none recorded
-        attrs.pop(genai.ERROR_TYPE, None)  # not an attribute of the token metric
+        attrs = genai.call_attributes(report.judge_model, v.model)  # no error.type here
         instruments.genai_tokens.record(usage.prompt_tokens,
                                         {**attrs, ga.GEN_AI_TOKEN_TYPE: _INPUT})
         instruments.genai_tokens.record(usage.completion_tokens,
