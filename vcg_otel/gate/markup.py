@@ -40,8 +40,8 @@ Edit = tuple[int, int, str]
 #   * emphasis, strong and bullets (U+2022 and other bullets fold to "*"), except between
 #     digits, where it is multiplication or a folded middle-dot decimal point (2*3, 3·5);
 #   ~~ strikethrough (two or more); a single "~" means "approximately" and stays;
-#   | table pipes, when whitespace or a dash is on at least one side of the run (so "a|b"
-#     stays); judged separately, below.
+#   | table pipes, when whitespace, a dash or a text end is on both sides of the run (so "a|b" and
+#     the absolute value "|x|" stay); judged separately, below.
 # One pattern per character, each starting with its literal (lookbehinds come after it): the
 # regex engine then finds candidates with a fast literal search instead of trying every
 # position, and a character that does not occur costs one ``in`` test. Each pattern matches a
@@ -131,9 +131,9 @@ def _table_edge(ch: str) -> bool:
 
 
 def _pipe_runs(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """Pipe runs that are table syntax: whitespace or a dash on one side, looking past other
-    skippable characters (which vanish: ``*|*`` is a lone pipe). The ends of the text do not
-    count: they move when normalization trims it."""
+    """Pipe runs that are table syntax: whitespace, a dash or an end of the text on both sides
+    (``| a | b |``; ``|x|`` is an absolute value), looking past other skippable characters
+    (which vanish: ``**|**`` is a lone pipe)."""
     starts = {s: e for s, e in spans}
     ends = {e: s for s, e in spans}
     found = []
@@ -143,8 +143,8 @@ def _pipe_runs(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]
             left = ends[left]
         while right in starts:
             right = starts[right]
-        if (left > 0 and _table_edge(text[left - 1])) or (
-            right < len(text) and _table_edge(text[right])
+        if (left == 0 or _table_edge(text[left - 1])) and (
+            right == len(text) or _table_edge(text[right])
         ):
             found.append(m.span())
     return found
@@ -236,10 +236,10 @@ _FOOTNOTE_REF = re.compile(r"\[\^[^\]\s]{1,100}\](?!:)")
 _CITE = re.compile(r"\[[1-9][0-9]{0,2}(?:\s?[,\-]\s?[1-9][0-9]{0,2}){0,9}\]")
 _SUP = re.compile(r"\^[1-9][0-9]{0,2}(?:[,\-][1-9][0-9]{0,2}){0,9}(?=[\s.,;:]|--|-\s|$)")
 _REF_LABEL = re.compile(r"\[[^\[\]]{0,999}\]")
-# What may stand right before a glued citation marker: a word of at least three letters
-# (so x[3] and n^2 stay), or closing punctuation (30%[12], "al.^4").
-_GLUE_WORD = re.compile(r"[^\W\d_]{3}")
-_GLUE_PUNCT = frozenset("%.,;:)\"'*_")
+# What may stand right before a glued citation marker: a prose word (see _glued), or closing
+# punctuation (30%[12], "al.^4").
+_GLUE_PUNCT = frozenset("%.,;:*")
+_WORD_OPENING = frozenset("(\"'[{*-/")
 
 # Line-start markers (matched at the first non-blank character of a line).
 # ">" then a space, another ">" or the line end: ">9" and ">= 3" starting a line of plain or
@@ -285,8 +285,9 @@ class _Edits:
     def add(self, start: int, end: int, repl: str) -> None:
         self.items.append((start, end, repl))
 
-    def prev_char(self, pos: int) -> str:
-        """The character a reader sees just before ``pos`` (after earlier edits)."""
+    def prev(self, pos: int) -> tuple[str, int]:
+        """The character a reader sees just before ``pos`` (after earlier edits), and its
+        index in the text (-1 if it comes from a replacement, or there is none)."""
         k = len(self.items) - 1
         while pos > 0:
             while k >= 0 and self.items[k][1] > pos:
@@ -294,21 +295,32 @@ class _Edits:
             if k >= 0 and self.items[k][1] == pos:
                 start, _, repl = self.items[k]
                 if repl:
-                    return repl[-1]
+                    return repl[-1], -1
                 pos, k = start, k - 1
                 continue
-            return self.text[pos - 1]
-        return ""
+            return self.text[pos - 1], pos - 1
+        return "", -1
 
 
 def _glued(edits: _Edits, pos: int) -> bool:
-    """Is ``pos`` right after a word of three letters or closing punctuation (in the view)?"""
-    ch = edits.prev_char(pos)
-    if ch in _GLUE_PUNCT and ch:
+    """Is ``pos`` (in the view) right after closing punctuation or a prose word?
+
+    A prose word has three letters or more and stands after whitespace or opening
+    punctuation: ``effect[3]`` and ``30%[12]`` carry citation markers, while ``x[3]``,
+    ``sys.argv[1]`` and ``f(x)[1]`` are code whose index is text.
+    """
+    ch, i = edits.prev(pos)
+    if ch and ch in _GLUE_PUNCT:
         return True
-    if not ch.isalpha():
+    if i < 0 or not ch.isalpha():
         return False
-    return pos >= 3 and _GLUE_WORD.fullmatch(edits.text, pos - 3, pos) is not None
+    text, k = edits.text, i
+    while k >= 0 and i - k < 40 and text[k].isalpha():
+        k -= 1
+    if i - k < 3:
+        return False
+    before, _ = edits.prev(k + 1)
+    return before == "" or before.isspace() or before in _WORD_OPENING
 
 
 def _link_opener(text: str, close: int) -> int:
@@ -594,11 +606,10 @@ def _opened(edits: _Edits, close: int) -> bool:
 
 
 def _bracket(text: str, pos: int, edits: _Edits) -> int:
-    """A footnote reference ``[^1]`` anywhere, or a citation marker ``[12]`` glued to text."""
-    m = _FOOTNOTE_REF.match(text, pos)
-    if m is None:
-        m = _CITE.match(text, pos)
-        if m is None or not _glued(edits, pos) or text.startswith("(", m.end()):
-            return pos
+    """A footnote reference ``[^1]`` or a citation marker ``[12]`` glued to text. (A footnote
+    reference standing alone is left: ``[^0-9]`` is a regular expression.)"""
+    m = _FOOTNOTE_REF.match(text, pos) or _CITE.match(text, pos)
+    if m is None or not _glued(edits, pos) or text.startswith("(", m.end()):
+        return pos
     edits.add(pos, m.end(), "")
     return m.end()
