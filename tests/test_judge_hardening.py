@@ -116,6 +116,39 @@ def test_deep_nesting_does_not_raise_out_of_the_judge_or_the_audit() -> None:
     assert report.results[0].fail_reason is FailReason.TOO_DEEP
 
 
+class LiarClass:
+    """Claims to be a str through ``__class__`` (``isinstance`` believes it)."""
+
+    @property  # type: ignore[misc]
+    def __class__(self) -> type:
+        return str
+
+
+class Booby(JudgeResponse):
+    """A response whose usage raises KeyboardInterrupt once armed (after construction)."""
+
+    armed = False
+
+    def __getattribute__(self, name: str) -> Any:
+        if name == "usage" and type(self).armed:
+            raise KeyboardInterrupt
+        return super().__getattribute__(name)
+
+
+def test_objects_that_lie_about_their_class_fail_closed() -> None:
+    assert isinstance(LiarClass(), str)
+    assert parse(LiarClass()).fail_reason is FailReason.NON_STRING_OUTPUT
+    response = Booby(answer())
+    Booby.armed = True
+    try:
+        v = judge_support("c", "q", "s", lambda s, u: response)
+        assert (v.fail_reason, v.detail) == (FailReason.RAISED, "KeyboardInterrupt")
+        report = Auditor(lambda s, u: response).audit([CITATION], DOCS)
+        assert report.results[0].fail_reason is FailReason.RAISED
+    finally:
+        Booby.armed = False
+
+
 @pytest.mark.parametrize(
     "make",
     [

@@ -28,7 +28,7 @@ import json
 import math
 import re
 import unicodedata
-from typing import Any
+from typing import Any, cast
 
 from .verdict import JUDGE_LABELS, FailReason, Verdict, VerdictLabel
 
@@ -251,8 +251,9 @@ def parse_verdict(output: object) -> Verdict:
     See the module docstring for what is accepted and each reason for what is not.
     """
     try:
-        if not isinstance(output, str):
+        if not issubclass(type(output), str):  # type(), not isinstance: __class__ can lie
             return Verdict.failed(FailReason.NON_STRING_OUTPUT, type(output).__name__)
+        assert isinstance(output, str)
         size = str.__len__(output)
         if size > MAX_OUTPUT_CHARS:
             return Verdict.failed(FailReason.OVERSIZED_INPUT, f"output of {size} characters",
@@ -268,9 +269,10 @@ def parse_verdict(output: object) -> Verdict:
 
 
 def _plain(output: object) -> str | None:
-    if isinstance(output, str) and str.__len__(output) <= MAX_OUTPUT_CHARS:
-        return str.__str__(output)
-    return None
+    if not issubclass(type(output), str):
+        return None
+    text = cast(str, output)
+    return str.__str__(text) if str.__len__(text) <= MAX_OUTPUT_CHARS else None
 
 
 def _one(answer: Any, output: str) -> Verdict:

@@ -101,47 +101,39 @@ def is_async_judge(llm_call: object) -> bool:
 
 def judge_model_name(llm_call: object) -> str:
     """A stable name for the judge: its ``model`` attribute, else the callable's name."""
-    model = getattr(llm_call, "model", None)
+    try:
+        model = getattr(llm_call, "model", None)
+    except Exception:  # a property that raises: the judge still gets a name
+        model = None
     if isinstance(model, str) and model:
-        return model
-    name = getattr(llm_call, "__qualname__", None) or type(llm_call).__qualname__
+        return str.__str__(model)
+    try:
+        name = getattr(llm_call, "__qualname__", None)
+    except Exception:
+        name = None
+    if not isinstance(name, str) or not name:
+        name = type(llm_call).__qualname__
     return f"callable:{getattr(llm_call, '__module__', '?')}.{name}"
-
-
-class _JudgeRaised:
-    """An exception the judge raised, carried back as a value.
-
-    Whatever its kind (``KeyboardInterrupt``, ``SystemExit``, ``GeneratorExit``,
-    ``CancelledError`` included), an exception raised *by the judge* is the judge's failure:
-    it fails closed with ``raised``. Carrying it as a value is what tells it apart from the
-    same exception delivered to the *caller* (a Ctrl-C, a cancelled task), which is never
-    caught here and propagates as Python users expect.
-    """
-
-    __slots__ = ("exc",)
-
-    def __init__(self, exc: BaseException) -> None:
-        self.exc = exc
 
 
 def _plain_usage(usage: object) -> Usage:
     """A fresh, validated :class:`Usage` (raises if the judge's object is not a valid one)."""
-    if not isinstance(usage, Usage):
+    if not issubclass(type(usage), Usage):
         raise TypeError(f"usage must be a Usage, not {type(usage).__name__}")
+    assert isinstance(usage, Usage)
     return Usage(usage.prompt_tokens, usage.completion_tokens, usage.cost)
 
 
 def _finish(output: Any, model: str) -> Verdict:
-    if isinstance(output, _JudgeRaised):
-        return _raised(output.exc, model)
+    """The verdict from what the judge returned (run inside the judge's guard, see below)."""
     usage, answered_by = Usage(), model
-    if isinstance(output, JudgeResponse):
+    if issubclass(type(output), JudgeResponse):
         # Re-checked here: a frozen dataclass can still be altered with object.__setattr__,
         # and the budget and the metrics must never see a bogus count.
         try:
             usage = _plain_usage(output.usage)
             name = output.model
-            if name is not None and not isinstance(name, str):
+            if name is not None and not issubclass(type(name), str):
                 raise TypeError(f"model must be a str, not {type(name).__name__}")
             answered_by = (str.__str__(name) if name else "") or model
             output = output.text
@@ -168,8 +160,18 @@ def _caller_cancelled() -> bool:
     return cancelling is None or cancelling() > 0
 
 
-async def _guarded(start: Callable[[], Any]) -> Any:
-    """Await an async judge's answer; what the judge raises comes back as a value."""
+# The judge's guard. Everything that touches what the judge supplies (calling it, awaiting it,
+# reading its JudgeResponse) runs inside one of the two functions below, which turn whatever
+# the judge raises into a fail-closed verdict: KeyboardInterrupt, SystemExit, GeneratorExit and
+# CancelledError included, because raised *by the judge* they are the judge's failure. The
+# same exceptions delivered to the *caller* (a Ctrl-C while it waits, a cancelled task) arise
+# outside the guard and propagate as Python users expect: sync judges run on a worker thread
+# (signals go to the main thread), and an async judge's CancelledError is the caller's only
+# when the caller's task is being cancelled.
+
+
+async def _guarded(start: Callable[[], Any], model: str) -> Verdict:
+    """Await an async judge's answer and read it; what the judge raises fails closed."""
     import asyncio
 
     try:
@@ -178,13 +180,27 @@ async def _guarded(start: Callable[[], Any]) -> Any:
             output = await output
         if inspect.isawaitable(output):  # an awaitable that returns one: await it once more
             output = await output
-        return output
+        return _finish(output, model)
     except asyncio.CancelledError as exc:
         if _caller_cancelled():
             raise
-        return _JudgeRaised(exc)
-    except BaseException as exc:  # the judge's failure, whatever its kind (see _JudgeRaised)
-        return _JudgeRaised(exc)
+        return _raised(exc, model)
+    except BaseException as exc:  # the judge's failure, whatever its kind (see above)
+        return _raised(exc, model)
+
+
+def _call_sync(llm_call: LLMCall, system: str, user: str, model: str) -> Verdict:
+    """Call a sync judge (on a worker thread) and read its answer; what it raises fails closed."""
+    try:
+        output: Any = llm_call(system, user)
+        if inspect.isawaitable(output):
+            async def wait() -> Any:
+                return await output
+
+            output = run_sync(wait())
+        return _finish(output, model)
+    except BaseException as exc:  # the judge's failure, whatever its kind (see above)
+        return _raised(exc, model)
 
 
 async def ajudge_call(
@@ -200,29 +216,32 @@ async def ajudge_call(
     A judge with both a sync ``__call__`` and an async ``acall`` (like ``LiteLLMJudge``) is
     called through ``acall`` unless ``prefer_async`` is false — sync audits run each on a
     short-lived event loop, where a client bound to another loop must not be used. Without an
-    ``executor`` a sync judge gets a private thread. A sync call that times out is abandoned
-    (see :class:`~vcg_otel._executor.DaemonExecutor`), so hung calls cannot jam the pool.
-    Never raises, except the caller's own cancellation.
+    ``executor`` a sync judge gets a private thread. A sync call that times out (or whose
+    caller is cancelled) is abandoned (see :class:`~vcg_otel._executor.DaemonExecutor`), so
+    hung calls cannot jam the pool. Never raises, except the caller's own cancellation.
     """
     import asyncio  # lazily: see vcg_otel._aio
 
     model = judge_model_name(llm_call)
     system, user = call.system, call.user
     private: DaemonExecutor | None = None
-    future: concurrent.futures.Future[Any] | None = None
+    future: concurrent.futures.Future[Verdict] | None = None
     try:
-        acall = getattr(llm_call, "acall", None)
-        if prefer_async and inspect.iscoroutinefunction(acall):
-            output = await asyncio.wait_for(_guarded(lambda: acall(system, user)), timeout)
-        elif _is_coroutine_callable(llm_call):
-            output = await asyncio.wait_for(_guarded(lambda: llm_call(system, user)), timeout)
-        else:
-            if executor is None:
-                executor = private = DaemonExecutor(1, "vcg-judge")
-            # The judge's thread sees this context (vcg_otel.audit's re-entrancy marker).
-            future = executor.submit(contextvars.copy_context().run, _call_sync, llm_call,
-                                     system, user)
-            output = await asyncio.wait_for(asyncio.wrap_future(future), timeout)
+        try:
+            acall: Any = getattr(llm_call, "acall", None)
+            target: Any = acall if prefer_async and inspect.iscoroutinefunction(acall) else (
+                llm_call if _is_coroutine_callable(llm_call) else None)
+        except Exception as exc:
+            return _raised(exc, model)
+        if target is not None:
+            return await asyncio.wait_for(_guarded(lambda: target(system, user), model),
+                                          timeout)
+        if executor is None:
+            executor = private = DaemonExecutor(1, "vcg-judge")
+        # The judge's thread sees this context (vcg_otel.audit's re-entrancy marker).
+        future = executor.submit(contextvars.copy_context().run, _call_sync, llm_call,
+                                 system, user, model)
+        return await asyncio.wait_for(asyncio.wrap_future(future), timeout)
     except (asyncio.TimeoutError, TimeoutError):
         return Verdict.failed(FailReason.TIMEOUT, f"after {timeout}s", model=model)
     except asyncio.CancelledError:
@@ -237,22 +256,6 @@ async def ajudge_call(
             executor.abandon(future)
         if private is not None:
             private.shutdown(wait=False, cancel_futures=True)
-    return _finish(output, model)
-
-
-def _call_sync(llm_call: LLMCall, system: str, user: str) -> Any:
-    """Call a sync judge (on a worker thread); what it raises comes back as a value."""
-    try:
-        output = llm_call(system, user)
-        if not inspect.isawaitable(output):
-            return output
-
-        async def wait() -> Any:
-            return await output
-
-        return run_sync(wait())
-    except BaseException as exc:  # the judge's failure, whatever its kind (see _JudgeRaised)
-        return _JudgeRaised(exc)
 
 
 def judge_call(
@@ -273,9 +276,9 @@ def judge_call(
     pool = executor if executor is not None else DaemonExecutor(1, "vcg-judge")
     try:
         future = pool.submit(contextvars.copy_context().run, _call_sync, llm_call,
-                             call.system, call.user)
+                             call.system, call.user, model)
         try:
-            output = future.result(timeout)
+            verdict: Verdict = future.result(timeout)
         except concurrent.futures.TimeoutError:
             if isinstance(pool, DaemonExecutor):
                 pool.abandon(future)
@@ -285,7 +288,7 @@ def judge_call(
     finally:
         if executor is None:
             pool.shutdown(wait=False, cancel_futures=True)  # never wait for a hung judge
-    return _finish(output, model)
+    return verdict
 
 
 def prepare(claim: str, quote: str, source: str, window: WindowConfig) -> JudgeCall | Verdict:
