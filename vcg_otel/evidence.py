@@ -1,0 +1,435 @@
+"""Stage 1 for a citation without a quote: does the source exist, and where is the evidence?
+
+Most answers cite without quoting (``... fell by 30% [3].``). Nothing verbatim can be checked,
+but two deterministic questions can still be answered at zero tokens:
+
+* **Does the cited source exist?** :func:`check_source` resolves the cited identifier through
+  the document model (:class:`~vcg_otel.documents.DocumentSet`: every id, path, basename, stem
+  and position a prompt could have shown). A citation that resolves to nothing while documents
+  were retrieved is a *fabricated citation* (``unknown_source``): the model pointed at a source
+  it was never given. With no documents at all nothing can be said (``unverifiable``), never a
+  fabrication.
+* **Where is the evidence?** :class:`EvidenceLocator` ranks the sentences of the cited
+  document(s) against the claim with BM25 over the gate's normalization
+  (:func:`vcg_otel.gate.normalize`: case, typography, ligatures, look-alike letters, layout), and
+  returns the best *passages* (a matched sentence with a neighbour on each side) with their
+  offsets in the **original** text, so the judge reads a bounded window whatever the
+  document's size, and users can click through.
+
+Scoring (why it looks like this): claims reuse the source's content words in another order,
+with words dropped and numbers kept; BM25 over sentences rewards exactly that, independent of
+order. Tokens are normalized words; numbers are kept whole (``3.5%``, ``1,200``) and weigh
+:data:`NUMBER_WEIGHT` times a word, because a number shared by claim and sentence is strong
+evidence; a short stop-word list is ignored; a light suffix stripper lets ``improves`` meet
+``improved``. IDF is computed over the sentences of *all* retrieved documents, so scores of
+different documents are comparable.
+
+**Misattribution signal.** When a document the answer did not cite matches the claim clearly
+better than the cited one (best sentence score at least :data:`SIGNAL_RATIO` times the cited
+one's, and covering at least :data:`SIGNAL_MIN_COVERAGE` of the claim's weight), the locator
+records it with both scores. It is a *signal*, never a verdict: lexical overlap is not proof
+that the answer meant the other document.
+
+Costs: a document is split and indexed once per text (an LRU keyed by content, like the gate's
+:class:`~vcg_otel.gate.DocumentCache`); a claim is then scored through posting lists, touching
+only sentences that share a word with it.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Literal
+
+from ._lru import BoundedLRU
+from .documents import DocumentSet
+from .gate.normalize import normalize
+
+__all__ = [
+    "DEFAULT_TOP_K",
+    "NUMBER_WEIGHT",
+    "SIGNAL_MIN_COVERAGE",
+    "SIGNAL_RATIO",
+    "Evidence",
+    "EvidenceLocator",
+    "Misattribution",
+    "Passage",
+    "SourceCheck",
+    "check_source",
+    "claim_terms",
+    "sentence_spans",
+]
+
+#: Passages handed to the judge (see :mod:`vcg_otel.judge.evidence_prompt` for why three).
+DEFAULT_TOP_K = 3
+#: A number shared by claim and sentence counts this many times a word.
+NUMBER_WEIGHT = 2.0
+#: Another document must score at least this many times the cited one ...
+SIGNAL_RATIO = 1.5
+#: ... and cover at least this fraction of the claim's term weight, to raise the signal.
+SIGNAL_MIN_COVERAGE = 0.5
+#: A sentence longer than this is cut at whitespace (lists, tables and PDFs without periods):
+#: passages stay bounded whatever the layout.
+MAX_SENTENCE_CHARS = 600
+#: Characters of one passage (a sentence plus neighbours) at most.
+MAX_PASSAGE_CHARS = 1_200
+_K1 = 1.2
+_B = 0.75
+
+# A sentence ends after . ! ? (and closing quotes/brackets) before whitespace and a capital,
+# digit or opening mark; at a blank line; or before a list item on a new line.
+_SENTENCE_END = re.compile(
+    r"(?<=[.!?])[\"'\u201d\u2019)\]]*\s+(?=[\"'\u201c\u2018(\[]?[A-Z0-9\u00c0-\u024f])"
+    r"|\n[ \t]*\n\s*|\n(?=[ \t]*(?:[-*\u2022#>]|\d{1,3}[.)])\s)"
+)
+_ABBREVIATION = re.compile(r"(?:\b(?:e\.g|i\.e|et al|etc|vs|cf|fig|eq|no|dr|mr|ms|mrs|st)\.|"
+                           r"\b[A-Z]\.)$", re.IGNORECASE)
+_TOKEN = re.compile(r"\w+(?:[.,]\d+)*%?")
+_STOP_WORDS = (
+    "a an and are as at be been being but by can could did do does for from had has have he her "
+    "his i if in into is it its itself me more most my of on or our over she so such than that "
+    "the their them then there these they this those through to too under up very was we were "
+    "what when where which while who whom why will with would you your also both each"
+)
+_STOP = frozenset(_STOP_WORDS.split())
+_SUFFIXES = ("ingly", "ities", "ation", "ings", "ness", "ment", "ies", "ing", "ity", "ed",
+             "es", "ly", "s")
+
+Resolution = Literal["id", "path", "basename", "stem", "position", "case_insensitive",
+                     "unresolved"]
+
+
+# --- does the source exist? -----------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SourceCheck:
+    """Where a cited identifier leads.
+
+    Attributes:
+        cited: the identifier as cited (``None`` when the citation names none).
+        group: keys of the chunks it names (empty when unresolved).
+        resolution: the level that matched (as in :mod:`vcg_otel.documents`) or ``unresolved``.
+        documents: how many chunks were retrieved in all.
+    """
+
+    cited: str | None
+    group: tuple[str, ...]
+    resolution: str
+    documents: int
+
+    @property
+    def unknown(self) -> bool:
+        """A fabricated citation: an identifier that names none of the retrieved documents.
+
+        ``False`` when nothing was retrieved (nothing can be said) or nothing was cited.
+        """
+        return self.documents > 0 and self.cited is not None and not self.group
+
+
+def check_source(documents: DocumentSet, cited: str | None,
+                 position_base: int | None = None) -> SourceCheck:
+    """Resolve a cited identifier; :attr:`SourceCheck.unknown` says it names no document.
+
+    Identifiers resolve as :meth:`DocumentSet.resolve` does (an explicit id wins over a
+    position). ``position_base`` (``0`` or ``1``) makes a cited number a strict position under
+    that convention (``[5]`` of five sources is the fifth under ``1``, unknown under ``0``);
+    ``None`` keeps the set's own rule. Positions count in the order the chunks were retrieved;
+    documents given as a mapping (no positions) count in the mapping's order.
+    """
+    if position_base not in (None, 0, 1):
+        raise ValueError("position_base must be None, 0 or 1")
+    if cited is None:
+        return SourceCheck(None, (), "unresolved", len(documents.chunks))
+    group, how = documents.resolve(cited)
+    if position_base is not None and how in ("position", "case_insensitive", "unresolved"):
+        strict = _strict_position(documents, cited, position_base)
+        if strict is not None:
+            group, how = strict, ("position" if strict else "unresolved")
+    return SourceCheck(cited, group, how, len(documents.chunks))
+
+
+def _strict_position(documents: DocumentSet, cited: str,
+                     base: int) -> tuple[str, ...] | None:
+    ident = cited.strip().strip("[]").strip()
+    if not ident.isdigit() or len(ident) > 9:
+        return None
+    n = int(ident) - base
+    chunks = documents.chunks
+    if any(c.position is not None for c in chunks):
+        return tuple(c.key for c in chunks if c.position == n)
+    return (chunks[n].key,) if 0 <= n < len(chunks) else ()
+
+
+# --- where is the evidence? -----------------------------------------------------------------
+
+
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """Half-open ``(start, end)`` spans of the sentences of ``text``, whitespace trimmed.
+
+    Sentences end at ``. ! ?`` before a capital letter, digit or opening mark (not after a
+    common abbreviation or an initial), at blank lines and before list items; a sentence
+    longer than :data:`MAX_SENTENCE_CHARS` is cut at whitespace.
+    """
+    spans: list[tuple[int, int]] = []
+    start = 0
+    for m in _SENTENCE_END.finditer(text):
+        if m.group().strip() == "" and not m.group().count("\n") and _ABBREVIATION.search(
+                text, max(start, m.start() - 8), m.start()):
+            continue
+        _add_span(text, start, m.start(), spans)
+        start = m.end()
+    _add_span(text, start, len(text), spans)
+    return spans
+
+
+def _add_span(text: str, start: int, end: int, spans: list[tuple[int, int]]) -> None:
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    while end - start > MAX_SENTENCE_CHARS:
+        cut = text.rfind(" ", start + MAX_SENTENCE_CHARS // 2, start + MAX_SENTENCE_CHARS)
+        cut = cut if cut != -1 else start + MAX_SENTENCE_CHARS
+        spans.append((start, cut))
+        start = cut
+        while start < end and text[start].isspace():
+            start += 1
+    if end > start:
+        spans.append((start, end))
+
+
+@lru_cache(maxsize=65_536)
+def _stem(word: str) -> str:
+    if len(word) <= 4 or word[-1].isdigit():
+        return word
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)]
+    return word
+
+
+def _is_number(term: str) -> bool:
+    return term[0].isdigit() or term[-1] == "%"
+
+
+def claim_terms(text: str) -> Counter[str]:
+    """The terms BM25 counts in ``text``: normalized, stop words dropped, lightly stemmed."""
+    return Counter(_stem(t) for t in _TOKEN.findall(normalize(text)) if t not in _STOP)
+
+
+@dataclass(frozen=True, slots=True)
+class _DocIndex:
+    """One document's sentences: spans in the original text, term counts, posting lists."""
+
+    spans: tuple[tuple[int, int], ...]
+    lengths: tuple[int, ...]
+    postings: Mapping[str, tuple[tuple[int, int], ...]]  # term -> ((sentence, tf), ...)
+
+
+def _build(text: str) -> _DocIndex:
+    spans = sentence_spans(text)
+    lengths: list[int] = []
+    postings: dict[str, list[tuple[int, int]]] = {}
+    for i, (start, end) in enumerate(spans):
+        terms = claim_terms(text[start:end])
+        lengths.append(sum(terms.values()))
+        for term, tf in terms.items():
+            postings.setdefault(term, []).append((i, tf))
+    return _DocIndex(tuple(spans), tuple(lengths),
+                     {t: tuple(p) for t, p in postings.items()})
+
+
+_INDEXES: BoundedLRU[str, _DocIndex] = BoundedLRU(256, 64_000_000, len)
+
+
+def _index(text: str) -> _DocIndex:
+    hit = _INDEXES.get(text)
+    if hit is None:
+        hit = _build(text)
+        _INDEXES.put(text, hit)
+    return hit
+
+
+@dataclass(frozen=True, slots=True)
+class Passage:
+    """A stretch of a document that matches the claim.
+
+    Attributes:
+        document_id: the chunk key (:attr:`vcg_otel.documents.Chunk.key`) whose text the
+            offsets index.
+        start, end: half-open offsets of the passage in that chunk's original text (the
+            matched sentence with up to one neighbour on each side).
+        sentence_start, sentence_end: the matched sentence itself.
+        score: the BM25 score of the matched sentence.
+        text: the passage's original text.
+    """
+
+    document_id: str
+    start: int
+    end: int
+    sentence_start: int
+    sentence_end: int
+    score: float
+    text: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"document_id": self.document_id, "start": self.start, "end": self.end,
+                "sentence_start": self.sentence_start, "sentence_end": self.sentence_end,
+                "score": round(self.score, 4)}
+
+
+@dataclass(frozen=True, slots=True)
+class Misattribution:
+    """Another retrieved document matches the claim clearly better than the cited one.
+
+    A signal for telemetry and review, never a verdict on its own.
+    """
+
+    document_id: str
+    score: float
+    cited_score: float
+    coverage: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"document_id": self.document_id, "score": round(self.score, 4),
+                "cited_score": round(self.cited_score, 4), "coverage": round(self.coverage, 4)}
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """The located evidence for one claim in the cited document(s).
+
+    Attributes:
+        passages: best first, at most ``top_k``; empty when no sentence shares a term with
+            the claim (the judge then has nothing to read: see the evidence prompt).
+        score: the best cited sentence's score (0.0 when nothing matched).
+        coverage: the fraction of the claim's term weight that sentence contains.
+        signal: the misattribution signal, or ``None``.
+    """
+
+    passages: tuple[Passage, ...]
+    score: float
+    coverage: float
+    signal: Misattribution | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"passages": [p.to_dict() for p in self.passages], "score": round(self.score, 4),
+                "coverage": round(self.coverage, 4),
+                "signal": None if self.signal is None else self.signal.to_dict()}
+
+
+@dataclass(frozen=True, slots=True)
+class _Hit:
+    key: str
+    sentence: int
+    score: float
+    coverage: float
+
+
+class EvidenceLocator:
+    """Ranks the sentences of retrieved documents against claims, for one request.
+
+    Build one per request (its statistics cover that request's documents); each document's
+    sentence index is shared across requests by content. Accepts a
+    :class:`~vcg_otel.documents.DocumentSet` or a mapping of id to text.
+    """
+
+    def __init__(self, documents: DocumentSet | Mapping[str, str]) -> None:
+        self._texts: dict[str, str] = (
+            {c.key: c.text for c in documents.chunks} if isinstance(documents, DocumentSet)
+            else {str(k): v for k, v in documents.items()})
+        self._indexes = {key: _index(text) for key, text in self._texts.items()}
+        df: Counter[str] = Counter()
+        total = count = 0
+        for idx in self._indexes.values():
+            for term, posting in idx.postings.items():
+                df[term] += len(posting)
+            total += sum(idx.lengths)
+            count += len(idx.lengths)
+        self._n = max(count, 1)
+        self._avg = total / count if count else 1.0
+        self._df = df
+
+    def _idf(self, term: str) -> float:
+        df = self._df.get(term, 0)
+        return math.log(1.0 + (self._n - df + 0.5) / (df + 0.5))
+
+    def _scores(self, terms: Mapping[str, float], keys: Iterable[str]) -> list[_Hit]:
+        total = sum(terms.values()) or 1.0
+        hits: list[_Hit] = []
+        for key in keys:
+            idx = self._indexes.get(key)
+            if idx is None:
+                continue
+            score: dict[int, float] = {}
+            covered: dict[int, float] = {}
+            for term, weight in terms.items():
+                for sentence, tf in idx.postings.get(term, ()):
+                    norm = _K1 * (1 - _B + _B * idx.lengths[sentence] / self._avg)
+                    score[sentence] = score.get(sentence, 0.0) + (
+                        weight * tf * (_K1 + 1) / (tf + norm))
+                    covered[sentence] = covered.get(sentence, 0.0) + weight
+            hits.extend(_Hit(key, s, v, covered[s] / total) for s, v in score.items())
+        hits.sort(key=lambda h: (-h.score, h.key, h.sentence))
+        return hits
+
+    def _weights(self, claim: str) -> dict[str, float]:
+        return {t: self._idf(t) * (NUMBER_WEIGHT if _is_number(t) else 1.0)
+                for t in claim_terms(claim)}
+
+    def locate(self, claim: str, cited: Sequence[str], *, top_k: int = DEFAULT_TOP_K,
+               signal: bool = True) -> Evidence:
+        """The ``top_k`` best passages for ``claim`` in the chunks ``cited`` (keys).
+
+        With ``signal``, the other retrieved documents are scored too and a
+        :class:`Misattribution` is recorded when one matches clearly better.
+        """
+        weights = self._weights(claim)
+        hits = self._scores(weights, cited)
+        passages: list[Passage] = []
+        taken: dict[str, list[tuple[int, int]]] = {}
+        for hit in hits:
+            if len(passages) >= top_k:
+                break
+            lo, hi = self._neighbours(hit)
+            spans = taken.setdefault(hit.key, [])
+            if any(lo <= b and a <= hi for a, b in spans):  # overlaps a passage already taken
+                continue
+            spans.append((lo, hi))
+            passages.append(self._passage(hit, lo, hi))
+        best = hits[0] if hits else None
+        found = Evidence(tuple(passages), best.score if best else 0.0,
+                         best.coverage if best else 0.0)
+        if not signal:
+            return found
+        cited_set = set(cited)
+        others = [k for k in self._texts if k not in cited_set]
+        rival = next(iter(self._scores(weights, others)), None)
+        if (rival is not None and rival.coverage >= SIGNAL_MIN_COVERAGE
+                and rival.score >= SIGNAL_RATIO * found.score):
+            return Evidence(found.passages, found.score, found.coverage,
+                            Misattribution(rival.key, rival.score, found.score, rival.coverage))
+        return found
+
+    def _neighbours(self, hit: _Hit) -> tuple[int, int]:
+        """Sentence range (inclusive) of a passage: the hit plus one neighbour each side,
+        within :data:`MAX_PASSAGE_CHARS`."""
+        spans = self._indexes[hit.key].spans
+        lo = hi = hit.sentence
+        if lo > 0 and spans[hi][1] - spans[lo - 1][0] <= MAX_PASSAGE_CHARS:
+            lo -= 1
+        if hi + 1 < len(spans) and spans[hi + 1][1] - spans[lo][0] <= MAX_PASSAGE_CHARS:
+            hi += 1
+        return lo, hi
+
+    def _passage(self, hit: _Hit, lo: int, hi: int) -> Passage:
+        spans = self._indexes[hit.key].spans
+        text = self._texts[hit.key]
+        start, end = spans[lo][0], spans[hi][1]
+        s_start, s_end = spans[hit.sentence]
+        return Passage(hit.key, start, end, s_start, s_end, hit.score, text[start:end])
