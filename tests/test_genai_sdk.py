@@ -291,6 +291,7 @@ def test_a_judge_that_reports_no_usage_records_no_token_metric(telemetry: Teleme
                                    ga.GEN_AI_PROVIDER_NAME: "_OTHER"}
     (judge,) = telemetry.judges()
     assert judge.name == "chat"  # a plain callable names no model
+    assert ga.GEN_AI_USAGE_INPUT_TOKENS not in (judge.attributes or {})  # unknown, not 0
 
 
 def test_litellm_judge_over_http_names_provider_and_models(
