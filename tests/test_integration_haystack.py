@@ -254,4 +254,6 @@ def test_pipeline_spans_and_audit_spans_share_one_trace_in_phoenix(
     assert checks[script.honest]["citation.gate.result"] == "found"
     assert checks[script.honest]["citation.gate.match.document_id"] == honest.id
     assert checks[FABRICATED]["citation.gate.reason"] == "no_match"
+    assert checks[script.honest]["citation.document.resolution"] == "stem"
+    assert checks[FABRICATED]["citation.document.group_size"] >= 1
     assert checks[script.misattributed]["citation.gate.source_document_ids"] == [other.id]

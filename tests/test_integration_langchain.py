@@ -240,4 +240,6 @@ def test_chain_spans_and_audit_spans_share_one_trace_in_phoenix(
     checks = checks_by_quote(spans)
     assert checks[script.honest]["citation.gate.match.document_id"] == rag["ids"][0]
     assert checks[FABRICATED]["citation.gate.reason"] == "no_match"
+    assert checks[script.honest]["citation.document.resolution"] == "stem"
+    assert checks[FABRICATED]["citation.document.group_size"] >= 1
     assert checks[script.misattributed]["citation.gate.result"] == "misattributed"

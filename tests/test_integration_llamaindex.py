@@ -188,4 +188,6 @@ def test_query_spans_and_audit_spans_share_one_trace_in_phoenix(
     checks = checks_by_quote(spans)
     assert checks[script.honest]["citation.gate.match.document_id"] == honest.node_id
     assert checks[FABRICATED]["citation.gate.reason"] == "no_match"
+    assert checks[script.honest]["citation.document.resolution"] == "stem"
+    assert checks[FABRICATED]["citation.document.group_size"] >= 1
     assert checks[script.misattributed]["citation.gate.source_document_ids"] == [other.node_id]

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from opentelemetry import context as otel_context
-from opentelemetry import metrics, trace
+from opentelemetry import trace
 from opentelemetry.context import Context
 from opentelemetry.trace import Span, Status, StatusCode
 
@@ -20,7 +20,6 @@ from ..otel import semconv
 from ..otel.content import ContentPolicy
 from ..otel.metrics import instruments_for, record_metrics
 from ..otel.spans import record_report
-from . import _names
 
 __all__ = ["AuditScope", "ResolvingAuditor", "audit_status", "record_audit"]
 
@@ -36,19 +35,12 @@ class ResolvingAuditor(Auditor):
         return super()._gate_one(c, corpus)
 
 
-def _no_documents_counter(meter_provider: Any) -> metrics.Counter:
-    # The SDK hands back the same instrument for the same name: no cache needed here.
-    meter = metrics.get_meter("vcg_otel", __version__, meter_provider)
-    return meter.create_counter(_names.METRIC_NO_DOCUMENTS, "{audit}",
-                                "Audits of answers that cite but came with no documents")
-
-
 def audit_status(citations: Sequence[Citation], documents: DocumentSet) -> str:
     """``nothing_to_audit``, ``no_documents`` (citations, but nothing to check them against:
     every one is ``unverifiable``) or ``audited``."""
     if not citations:
         return "nothing_to_audit"
-    return "audited" if len(documents) else _names.STATUS_NO_DOCUMENTS
+    return "audited" if len(documents) else semconv.STATUS_NO_DOCUMENTS
 
 
 class AuditScope:
@@ -95,9 +87,10 @@ class AuditScope:
     def _record(self, status: str, report: AuditReport) -> None:
         record_report(self.tracer, self.span, report, ContentPolicy.resolve(self.capture_content))
         self.span.set_attribute(semconv.AUDIT_STATUS, status)
-        record_metrics(instruments_for(self.meter_provider), report)
-        if status == _names.STATUS_NO_DOCUMENTS:
-            _no_documents_counter(self.meter_provider).add(1)
+        instruments = instruments_for(self.meter_provider)
+        record_metrics(instruments, report)
+        if status == semconv.STATUS_NO_DOCUMENTS:
+            instruments.no_documents.add(1)
 
     def error(self, exc: Exception) -> None:
         """Reading the framework's output failed: record it and end the span."""

@@ -30,6 +30,7 @@ class Instruments:
     tokens: metrics.Counter
     duration: metrics.Histogram
     dropped: metrics.Counter
+    no_documents: metrics.Counter
     genai_tokens: metrics.Histogram
     genai_duration: metrics.Histogram
 
@@ -61,6 +62,9 @@ def instruments_for(meter_provider: metrics.MeterProvider | None = None) -> Inst
             dropped=meter.create_counter(
                 semconv.METRIC_DROPPED, "{audit}",
                 "Audits dropped because the background queue was full"),
+            no_documents=meter.create_counter(
+                semconv.METRIC_NO_DOCUMENTS, "{audit}",
+                "Audits of answers that cite but came with no documents (all unverifiable)"),
             genai_tokens=meter.create_histogram(
                 genai.METRIC_TOKEN_USAGE, "{token}",
                 "Number of input and output tokens used (judge calls)",

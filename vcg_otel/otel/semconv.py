@@ -25,6 +25,10 @@ KIND_LLM = "LLM"
 # --- citation.check attributes -------------------------------------------------------------------
 CITATION_INDEX = "citation.index"
 CITATION_DOCUMENT_ID = "citation.document.id"
+# how the cited id was resolved (vcg_otel.documents): id | path | basename | stem | position |
+# case_insensitive | unresolved; and how many chunks carry it (the quote was searched in all)
+CITATION_DOCUMENT_RESOLUTION = "citation.document.resolution"
+CITATION_DOCUMENT_GROUP_SIZE = "citation.document.group_size"
 CITATION_CLAIM = "citation.claim"  # content
 CITATION_QUOTE = "citation.quote"  # content
 CITATION_CLAIM_LENGTH = "citation.claim.length"
@@ -59,6 +63,8 @@ EVALUATION_NAME = "citation_verdict"
 COUNT_PREFIX = "citation.count."  # + outcome, e.g. citation.count.not_found
 COUNT_TOTAL = "citation.count.total"
 AUDIT_STATUS = "citation.audit.status"  # audited | nothing_to_audit | handler_error | skipped
+#   | no_documents (citations, but no documents anywhere: each citation unverifiable)
+STATUS_NO_DOCUMENTS = "no_documents"
 AUDIT_MODE = "citation.audit.mode"
 AUDIT_ERROR = "citation.audit.error"  # type of an internal error (recorded, swallowed)
 AUDIT_TOKENS_TOTAL = "citation.audit.tokens.total"
@@ -92,6 +98,7 @@ METRIC_FAIL_CLOSED = "citation.judge.fail_closed"  # counter -> citation_judge_f
 METRIC_TOKENS = "citation.judge.tokens"  # counter -> citation_judge_tokens_total
 METRIC_DURATION = "citation.audit.duration"  # histogram, s -> citation_audit_duration_seconds
 METRIC_DROPPED = "citation.audit.dropped"  # counter -> citation_audit_dropped_total
+METRIC_NO_DOCUMENTS = "citation.audit.no_documents"  # counter: audits with no_documents
 METRIC_ANNOTATIONS_DROPPED = "citation.annotations.dropped"  # Phoenix annotations, by reason
 
 ATTR_STAGE = "citation.stage"  # gate | judge | final (audits); gate | judge | audit (duration)

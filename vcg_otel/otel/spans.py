@@ -22,6 +22,7 @@ from opentelemetry.semconv._incubating.attributes import gen_ai_attributes as ga
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode, Tracer
 
 from ..audit.models import AuditReport, AuditResult
+from ..documents import ResolvedMatch
 from . import genai, semconv
 from .content import ContentPolicy
 from .events import (
@@ -72,6 +73,9 @@ def _check_attributes(r: AuditResult, policy: ContentPolicy) -> dict[str, Any]:
     }
     if c.document_id is not None:
         attrs[semconv.CITATION_DOCUMENT_ID] = c.document_id
+    if isinstance(r.gate, ResolvedMatch):  # the cited id, resolved through vcg_otel.documents
+        attrs[semconv.CITATION_DOCUMENT_RESOLUTION] = r.gate.resolution
+        attrs[semconv.CITATION_DOCUMENT_GROUP_SIZE] = len(r.gate.group)
     if policy.inputs:
         attrs[semconv.CITATION_CLAIM] = c.claim
         if c.quote is not None:
@@ -122,10 +126,9 @@ def _judge_span(tracer: Tracer, parent: Span, r: AuditResult, policy: ContentPol
     error = None if v.fail_reason is None else v.fail_reason.value
     attrs = genai.call_attributes(report.judge_model, v.model, error)
     request_model = attrs.get(ga.GEN_AI_REQUEST_MODEL)
-    if usage.prompt_tokens or usage.completion_tokens:  # a judge that reports none: unknown
-        attrs[ga.GEN_AI_USAGE_INPUT_TOKENS] = usage.prompt_tokens
-        attrs[ga.GEN_AI_USAGE_OUTPUT_TOKENS] = usage.completion_tokens
     attrs.update({
+        ga.GEN_AI_USAGE_INPUT_TOKENS: usage.prompt_tokens,
+        ga.GEN_AI_USAGE_OUTPUT_TOKENS: usage.completion_tokens,
         semconv.OPENINFERENCE_SPAN_KIND: semconv.KIND_LLM,
         semconv.LLM_TOKEN_PROMPT: usage.prompt_tokens,
         semconv.LLM_TOKEN_COMPLETION: usage.completion_tokens,
