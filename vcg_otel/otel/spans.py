@@ -126,9 +126,10 @@ def _judge_span(tracer: Tracer, parent: Span, r: AuditResult, policy: ContentPol
     error = None if v.fail_reason is None else v.fail_reason.value
     attrs = genai.call_attributes(report.judge_model, v.model, error)
     request_model = attrs.get(ga.GEN_AI_REQUEST_MODEL)
+    if usage.prompt_tokens or usage.completion_tokens:  # a judge that reports none: unknown
+        attrs[ga.GEN_AI_USAGE_INPUT_TOKENS] = usage.prompt_tokens
+        attrs[ga.GEN_AI_USAGE_OUTPUT_TOKENS] = usage.completion_tokens
     attrs.update({
-        ga.GEN_AI_USAGE_INPUT_TOKENS: usage.prompt_tokens,
-        ga.GEN_AI_USAGE_OUTPUT_TOKENS: usage.completion_tokens,
         semconv.OPENINFERENCE_SPAN_KIND: semconv.KIND_LLM,
         semconv.LLM_TOKEN_PROMPT: usage.prompt_tokens,
         semconv.LLM_TOKEN_COMPLETION: usage.completion_tokens,
