@@ -13,13 +13,16 @@ import contextvars
 import inspect
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._aio import run_sync
 from .._executor import DaemonExecutor
 from .parse import parse_verdict
 from .prompt import SYSTEM_PROMPT, build_user_prompt
 from .verdict import FailReason, JudgeResponse, Usage, Verdict
+
+if TYPE_CHECKING:
+    import asyncio
 
 __all__ = [
     "JudgeCall",
@@ -148,30 +151,21 @@ def _raised(exc: BaseException, model: str) -> Verdict:
     return Verdict.failed(FailReason.RAISED, type(exc).__name__, model=model)
 
 
-def _caller_cancelled() -> bool:
-    """Whether the running task was asked to cancel (by its caller, or by a timeout).
-
-    Before Python 3.11 a task cannot tell, and every cancellation is taken as the caller's.
-    """
-    import asyncio
-
-    task = asyncio.current_task()
-    cancelling = getattr(task, "cancelling", None)
-    return cancelling is None or cancelling() > 0
-
-
 # The judge's guard. Everything that touches what the judge supplies (calling it, awaiting it,
 # reading its JudgeResponse) runs inside one of the two functions below, which turn whatever
-# the judge raises into a fail-closed verdict: KeyboardInterrupt, SystemExit, GeneratorExit and
-# CancelledError included, because raised *by the judge* they are the judge's failure. The
-# same exceptions delivered to the *caller* (a Ctrl-C while it waits, a cancelled task) arise
-# outside the guard and propagate as Python users expect: sync judges run on a worker thread
-# (signals go to the main thread), and an async judge's CancelledError is the caller's only
-# when the caller's task is being cancelled.
+# the judge raises into a fail-closed verdict: KeyboardInterrupt, SystemExit, GeneratorExit
+# included, because raised *by the judge* they are the judge's failure. The same exceptions
+# delivered to the *caller* (a Ctrl-C while it waits, a cancelled task) arise outside the
+# guard and propagate as Python users expect: sync judges run on a worker thread (signals go
+# to the main thread), and an async judge runs in a task of its own (see _outcome).
 
 
 async def _guarded(start: Callable[[], Any], model: str) -> Verdict:
-    """Await an async judge's answer and read it; what the judge raises fails closed."""
+    """Await an async judge's answer and read it; what the judge raises fails closed.
+
+    ``CancelledError`` propagates: it ends this task as cancelled, and :func:`_outcome` knows
+    whether it cancelled the task itself or the judge raised it.
+    """
     import asyncio
 
     try:
@@ -181,12 +175,36 @@ async def _guarded(start: Callable[[], Any], model: str) -> Verdict:
         if inspect.isawaitable(output):  # an awaitable that returns one: await it once more
             output = await output
         return _finish(output, model)
-    except asyncio.CancelledError as exc:
-        if _caller_cancelled():
-            raise
-        return _raised(exc, model)
+    except asyncio.CancelledError:
+        raise
     except BaseException as exc:  # the judge's failure, whatever its kind (see above)
         return _raised(exc, model)
+
+
+async def _outcome(pending: asyncio.Future[Verdict], timeout: float | None,
+                   model: str) -> Verdict:
+    """Wait for a judge's verdict (its own task or thread) at most ``timeout`` seconds.
+
+    ``asyncio.wait`` never raises what ``pending`` raised: a ``CancelledError`` here is the
+    caller's (it cancels ``pending`` and propagates), while ``pending`` ending cancelled without
+    us cancelling it means the judge raised ``CancelledError`` itself (or the pool was shut
+    down under a queued call): fail closed. This needs no ``Task.cancelling()`` (Python 3.11),
+    and a judge that ignores cancellation is not waited for.
+    """
+    import asyncio
+
+    try:
+        done, _ = await asyncio.wait({pending}, timeout=timeout)
+    except asyncio.CancelledError:
+        pending.cancel()
+        raise
+    if not done:
+        pending.cancel()
+        return Verdict.failed(FailReason.TIMEOUT, f"after {timeout}s", model=model)
+    if pending.cancelled():
+        return Verdict.failed(FailReason.RAISED, "CancelledError", model=model)
+    verdict: Verdict = pending.result()
+    return verdict
 
 
 def _call_sync(llm_call: LLMCall, system: str, user: str, model: str) -> Verdict:
@@ -234,21 +252,15 @@ async def ajudge_call(
         except Exception as exc:
             return _raised(exc, model)
         if target is not None:
-            return await asyncio.wait_for(_guarded(lambda: target(system, user), model),
-                                          timeout)
+            task = asyncio.get_running_loop().create_task(
+                _guarded(lambda: target(system, user), model))
+            return await _outcome(task, timeout, model)
         if executor is None:
             executor = private = DaemonExecutor(1, "vcg-judge")
         # The judge's thread sees this context (vcg_otel.audit's re-entrancy marker).
         future = executor.submit(contextvars.copy_context().run, _call_sync, llm_call,
                                  system, user, model)
-        return await asyncio.wait_for(asyncio.wrap_future(future), timeout)
-    except (asyncio.TimeoutError, TimeoutError):
-        return Verdict.failed(FailReason.TIMEOUT, f"after {timeout}s", model=model)
-    except asyncio.CancelledError:
-        if _caller_cancelled():
-            raise
-        # Not our task's cancellation: the pool was shut down under a queued call.
-        return Verdict.failed(FailReason.RAISED, "CancelledError", model=model)
+        return await _outcome(asyncio.wrap_future(future), timeout, model)
     finally:
         # Given up on (timeout, or the caller cancelled): a thread still running the call is
         # no longer ours to wait for.
