@@ -11,6 +11,7 @@ import pytest
 from fake_openai import FakeOpenAI, Reply
 from opentelemetry.sdk.metrics import MeterProvider
 from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from phoenix_server import PhoenixServer, poll
@@ -86,3 +87,75 @@ def test_api_keys_never_reach_spans_events_or_recorded_errors(openai_server: Fak
     assert openai_server.requests  # the key was really used on the wire...
     request = urllib.request.Request(openai_server.base_url)  # ...and only there
     assert API_KEY not in repr(judge) and API_KEY not in repr(request)
+
+
+def _exported(memory: InMemorySpanExporter) -> str:
+    return "\n".join(s.to_json() for s in memory.get_finished_spans())
+
+
+@pytest.mark.parametrize("where", ["handler", "extractor", "chained"])
+def test_capture_off_records_an_exceptions_type_never_its_message(where: str) -> None:
+    memory = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(memory))
+
+    def extractor(arguments: dict[str, Any], result: Any) -> Any:
+        raise RuntimeError(f"could not read {SECRET_QUOTE}")
+
+    @audited_citations(capture_content=False, tracer_provider=provider,
+                       citations=extractor if where == "extractor" else None)
+    def answer(documents: dict[str, str]) -> dict[str, Any]:
+        if where == "handler":
+            raise ValueError(f"bad answer: {SECRET_CLAIM}")
+        if where == "chained":
+            try:
+                raise KeyError(SECRET_CLAIM)
+            except KeyError as exc:
+                raise ValueError("wrapped") from exc
+        return {"citations": [{"claim": SECRET_CLAIM, "quote": SECRET_QUOTE, "doc_id": "chart"}]}
+
+    try:
+        answer(DOCS)
+    except ValueError:
+        assert where != "extractor"
+    exported = _exported(memory)
+    (event,) = [e for s in memory.get_finished_spans() for e in s.events if e.name == "exception"]
+    assert event.attributes["exception.type"] in ("ValueError", "RuntimeError")
+    assert "exception.message" not in event.attributes
+    assert "Traceback" in event.attributes["exception.stacktrace"]  # frames stay: debuggable
+    for secret in (SECRET_CLAIM, SECRET_QUOTE, "4471"):
+        assert secret not in exported, secret
+
+
+def test_capture_on_still_records_exception_messages() -> None:
+    memory = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(memory))
+
+    @audited_citations(capture_content=True, tracer_provider=provider)
+    def answer(documents: dict[str, str]) -> dict[str, Any]:
+        raise ValueError("visible message")
+
+    with pytest.raises(ValueError):
+        answer(DOCS)
+    assert "visible message" in _exported(memory)
+
+
+def test_capture_off_exports_only_ids_that_are_ids() -> None:
+    memory = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(memory))
+
+    @audited_citations(capture_content=False, tracer_provider=provider)
+    def answer(documents: dict[str, str]) -> dict[str, Any]:
+        return {"citations": [
+            {"claim": "c", "quote": "full remission", "doc_id": {"body": SECRET_CLAIM}},
+            {"claim": "c", "quote": "full remission", "doc_id": f"{SECRET_CLAIM}\nline two"},
+            {"claim": "c", "quote": "full remission", "doc_id": "chart"}]}
+
+    answer(DOCS)
+    exported = _exported(memory)
+    ids = [s.attributes.get("citation.document.id") for s in memory.get_finished_spans()
+           if s.name == "citation.check"]
+    assert ids == [None, None, "chart"]
+    assert SECRET_CLAIM not in exported and "4471" not in exported
