@@ -86,7 +86,8 @@ def test_id_markers_resolve_through_every_identifier_and_fabricated_ids_are_kept
 
 def test_prose_in_brackets_is_not_a_marker() -> None:
     text = ("The effect [sic] was large [citation needed]. See [the paper](https://x.org). "
-            "Tick [x] and [ ] and [...] and [2020].")
+            "Tick [x] and [ ] and [...] and [2020]. CI [0.331, 0.382], shift [-0.90, +0.06]."
+            " The gap is +0.2028 AP [+0.1698, +0.2342, domain-clustered].")
     assert find_markers(text, papers()) == []
 
 

@@ -25,7 +25,9 @@ Conventions (``convention="auto"``, the default, detects them per marker; an app
   document model's rule). Longer numbers (``[2020]``) are markers only when they resolve.
 * ``id``: ``[doc-id]``; a label is a marker when it names a retrieved document, or when it
   looks like an identifier (no whitespace, and a digit or one of ``- _ . / : #``), so a
-  fabricated ``[smith-2027]`` is caught while ``[sic]``, ``[x]`` and ``[...]`` are prose.
+  fabricated ``[smith-2027]`` is caught while ``[sic]``, ``[x]``, ``[...]`` and numbers
+  that are not integers (``[0.33, 0.38]``, ``[-0.9, +0.06]``: intervals) are prose. A bracket
+  with one label that is prose is prose as a whole (``[+0.17, +0.23, domain-clustered]``).
   Markdown links ``[text](url)`` are never markers.
 * ``footnote``: ``[^label]``; the source is the footnote's definition (``[^1]: text``) when
   there is one, resolved as an identifier (whole, then its first word, then any word that
@@ -62,6 +64,7 @@ _RANGE = re.compile(r"^(\d{1,3})\s*[-\u2013]\s*(\d{1,3})$")
 _ID_LIKE = re.compile(r"^(?=.*[A-Za-z0-9])(?=.*[\d\-_./:#])[^\s\[\]]+$")
 _GROUP_GAP = re.compile(r"^[\s.,;:]*$")
 _WORD = re.compile(r"\w")
+_NUMBER_LIKE = re.compile(r"^[+\-\u2212]?\d*(?:[.,]\d+)+%?$|^[+\-\u2212]\d+%?$|^\d+%$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,6 +161,8 @@ def _kind(label: str, footnote: bool, convention: Convention,
         return "id" if convention == "auto" and _resolves(documents, label) else None
     if convention == "position":
         return None
+    if _NUMBER_LIKE.match(label):  # [0.33, 0.38], [-0.9, +0.06]: intervals, not sources
+        return "id" if _resolves(documents, label) else None
     return "id" if _resolves(documents, label) or _ID_LIKE.match(label) else None
 
 
@@ -179,10 +184,12 @@ def find_markers(text: str, documents: DocumentSet | None = None, *,
         footnote = m.group("foot") is not None
         if m.group("deflike") and footnote:  # a footnote definition, not a marker
             continue
-        for label in _labels(m.group("body")):
-            kind = _kind(label, footnote, convention, documents)
-            if kind is None:
-                continue
+        labels = _labels(m.group("body"))
+        kinds = [_kind(label, footnote, convention, documents) for label in labels]
+        if not labels or None in kinds:  # one label that is prose makes the bracket prose
+            continue
+        for label, kind in zip(labels, kinds, strict=True):
+            assert kind is not None
             source = defs.get(label, label) if kind == "footnote" else label
             raw.append((m.start(), m.end(), label, source, kind))
     base = position_base
