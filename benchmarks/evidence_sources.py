@@ -1,4 +1,4 @@
-"""Unknown-source detection for citations without quotes: fabricated sources caught, no false alarms.
+"""Unknown-source detection for quote-less citations: fabricated sources caught, no false alarms.
 
     python benchmarks/evidence_sources.py [--answers N]
 
@@ -17,9 +17,9 @@ each marked under one app convention:
 In half of the answers one to three citations are fabricated: a position past the sources
 given, the id or file name of a real abstract that was *not* retrieved, an invented
 ``author-year`` id, a footnote whose definition names a file not retrieved, or a footnote
-without definition whose number (20 to 29) is past the sources. The abstracts' own text carries brackets
-(``[0.331, 0.382]``, ``[c]``); anything the parser takes for a marker that the answer did not
-put there is counted too.
+without definition whose number (20 to 29) is past the sources. The abstracts' own text
+carries brackets (``[0.331, 0.382]``, ``[c]``); anything the parser takes for a marker that
+the answer did not put there is counted too.
 
 Reported per convention: fabricated citations flagged ``unknown_source`` (detection), honest
 ones flagged (false alarms), honest citations the parser missed, and spurious markers.
