@@ -123,6 +123,13 @@ def test_an_explicit_id_that_looks_like_a_position_means_the_id_only() -> None:
     assert _gate(docs, "0", _sentence(A, 0)) == "misattributed"  # "0" is B's id, not a position
 
 
+def test_a_citation_naming_no_document_is_searched_in_all_never_misattributed() -> None:
+    docs = DocumentSet.from_sources({"smith": A, "lee": B})
+    m = _gate(docs, None, _sentence(B, 0))
+    assert m == "found" and m.document_id == "lee" and m.resolution == "any"
+    assert _gate(docs, None, "a sentence that is in neither abstract at all").reason == "no_match"
+
+
 def test_an_app_specific_id_key_is_an_identifier() -> None:
     docs = DocumentSet.from_sources([{"text": A, "metadata": {"paper": "P-17"}}], id_keys=["paper"])
     assert _gate(docs, "P-17", _sentence(A, 0)) == "found"

@@ -39,6 +39,8 @@ Rules (deliberate, and tested):
 * ``misattributed`` means the quote is in a chunk that carries none of the cited identifiers;
   a quote in no chunk at all is ``not_found`` with reason ``no_match`` when the identifier
   resolved, ``unknown_document`` only when it did not.
+* A citation that names no document is searched in all of them (resolution ``any``): ``found``
+  or ``not_found``, never ``misattributed`` (it attributed nothing).
 * With no documents at all nothing can be checked: :meth:`DocumentSet.gate` returns ``None``
   and the citation is ``unverifiable`` (never ``not_found``: no false fabrication).
 
@@ -84,7 +86,7 @@ _META_PATHS = ("source", "file_path", "file_name")
 _MAX_DEPTH = 6
 
 _LEVELS = ("id", "path", "basename", "stem", "position", "case_insensitive")
-Resolution = str  # one of _LEVELS, or "unresolved"
+Resolution = str  # one of _LEVELS, "any" (no id cited) or "unresolved"
 Names = list[tuple[str, str]]  # (identifier, level), strongest first
 Found = tuple[str, "int | None", Names]  # (text, position, names)
 
@@ -247,7 +249,7 @@ class ResolvedMatch(GateMatch):
 
     Attributes:
         resolution: the level that matched (``id``, ``path``, ``basename``, ``stem``,
-            ``position``, ``case_insensitive``) or ``unresolved``.
+            ``position``, ``case_insensitive``), ``any`` (no id cited) or ``unresolved``.
         group: keys of every chunk the identifier resolved to (the quote was searched in all).
     """
 
@@ -345,8 +347,8 @@ class DocumentSet(Corpus):
 
     def resolve(self, cited: str | None) -> tuple[tuple[str, ...], Resolution]:
         """The chunk keys a cited identifier names, and at which level (module doc rules)."""
-        if cited is None:
-            return (), "unresolved"
+        if cited is None:  # a citation naming no document: it can be in any of them
+            return tuple(c.key for c in self.chunks), "any"
         ident = cited.strip()
         if ident.startswith("[") and ident.endswith("]"):
             ident = ident[1:-1].strip()

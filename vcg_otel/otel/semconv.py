@@ -26,7 +26,7 @@ KIND_LLM = "LLM"
 CITATION_INDEX = "citation.index"
 CITATION_DOCUMENT_ID = "citation.document.id"
 # how the cited id was resolved (vcg_otel.documents): id | path | basename | stem | position |
-# case_insensitive | unresolved; and how many chunks carry it (the quote was searched in all)
+# case_insensitive | any (no id cited) | unresolved; and how many chunks carry it (all searched)
 CITATION_DOCUMENT_RESOLUTION = "citation.document.resolution"
 CITATION_DOCUMENT_GROUP_SIZE = "citation.document.group_size"
 CITATION_CLAIM = "citation.claim"  # content
