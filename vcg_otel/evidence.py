@@ -229,6 +229,7 @@ class _DocIndex:
     spans: tuple[tuple[int, int], ...]
     lengths: tuple[int, ...]
     postings: Mapping[str, tuple[tuple[int, int], ...]]  # term -> ((sentence, tf), ...)
+    total: int  # sum of lengths
 
 
 def _build(text: str) -> _DocIndex:
@@ -241,7 +242,7 @@ def _build(text: str) -> _DocIndex:
         for term, tf in terms.items():
             postings.setdefault(term, []).append((i, tf))
     return _DocIndex(tuple(spans), tuple(lengths),
-                     {t: tuple(p) for t, p in postings.items()})
+                     {t: tuple(p) for t, p in postings.items()}, sum(lengths))
 
 
 _INDEXES: BoundedLRU[str, _DocIndex] = BoundedLRU(256, 64_000_000, len)
@@ -344,19 +345,14 @@ class EvidenceLocator:
             {c.key: c.text for c in documents.chunks} if isinstance(documents, DocumentSet)
             else {str(k): v for k, v in documents.items()})
         self._indexes = {key: _index(text) for key, text in self._texts.items()}
-        df: Counter[str] = Counter()
-        total = count = 0
-        for idx in self._indexes.values():
-            for term, posting in idx.postings.items():
-                df[term] += len(posting)
-            total += sum(idx.lengths)
-            count += len(idx.lengths)
+        count = sum(len(idx.lengths) for idx in self._indexes.values())
         self._n = max(count, 1)
-        self._avg = total / count if count else 1.0
-        self._df = df
+        self._avg = sum(idx.total for idx in self._indexes.values()) / count if count else 1.0
 
     def _idf(self, term: str) -> float:
-        df = self._df.get(term, 0)
+        """IDF over the sentences of every document of the request, computed per claim term
+        (a request's locator costs nothing per vocabulary word)."""
+        df = sum(len(idx.postings.get(term, ())) for idx in self._indexes.values())
         return math.log(1.0 + (self._n - df + 0.5) / (df + 0.5))
 
     def _scores(self, terms: Mapping[str, float], keys: Iterable[str]) -> list[_Hit]:
