@@ -17,7 +17,7 @@ only. Three configurations:
 slows both alike and their difference stays meaningful.
 
 Overhead = decorated call time - bare call time, per call, reported at p50 and p99; plus spans
-per second sustained in (b).
+per second sustained over (b) and (c), and (c) / (b) at p50.
 """
 
 from __future__ import annotations
