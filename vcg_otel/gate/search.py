@@ -46,8 +46,10 @@ DEFAULT_MAX_GAP = 300
 #: index instead.
 DEFAULT_SEARCH_STEPS = 10_000
 # Costs in steps. Text scanned at C speed (a substring test, a find over a whole document):
-# one step per _SCAN_CHARS characters.
-_SCAN_CHARS = 4096
+# one step per _SCAN_CHARS characters. Charged lightly: one pass over the cited document is the
+# least any answer costs, and a 50 MB document must still be searchable within the budget;
+# what the budget bounds is the work beyond such passes.
+_SCAN_CHARS = 65536
 _CHAIN_STEP = 2  # an occurrence examined by the chaining pass
 _BREAK_STEP = 4  # a paragraph-break check (maps the gap back to the original)
 # The chaining pass advances through a document in blocks of this many characters, so a chain
@@ -71,7 +73,7 @@ class SearchBudget:
     Args:
         steps: the most steps to spend. A step is about half a microsecond of work: opening a
             document or examining an occurrence of a whole quote is one step, an occurrence of
-            a piece of an elided quote two, and 4 kB of text scanned at C speed one.
+            a piece of an elided quote two, and 64 kB of text scanned at C speed one.
     """
 
     __slots__ = ("limit", "used")
