@@ -8,6 +8,7 @@ the caller gets its result); a Ctrl-C or cancellation delivered to the caller is
 from __future__ import annotations
 
 import asyncio
+import signal
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -294,3 +295,26 @@ def test_athrow_into_a_decorated_async_generator_reaches_the_handler(
 
     assert asyncio.run(main())[1].startswith("recovered")
     assert _audit_span(telemetry).attributes["citation.count.found"] == 1
+
+
+def test_a_ctrl_c_while_the_caller_waits_for_the_judge_propagates_and_ends_the_span(
+        telemetry: Telemetry) -> None:
+    release = threading.Event()
+    main = threading.get_ident()
+
+    def judge(system: str, user: str) -> str:
+        signal.pthread_kill(main, signal.SIGINT)  # the user presses Ctrl-C while we wait
+        release.wait(10)
+        return ""
+
+    @audited_citations(judge=judge, timeout=None, **telemetry.providers)
+    def answer(documents: dict[str, str]) -> dict[str, Any]:
+        return {"citations": [HONEST]}
+
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            answer(DOCS)
+    finally:
+        release.set()
+    span = _audit_span(telemetry)
+    assert span.attributes[semconv.AUDIT_ERROR] == "KeyboardInterrupt"
