@@ -193,6 +193,22 @@ def test_check_events_mode_emits_check_events_on_the_audit_span(telemetry: Telem
     assert [e.name for e in audit_span.events] == [semconv.EVENT_CHECK] * 2
 
 
+def test_without_a_logger_provider_no_log_record_is_built(
+        telemetry: Telemetry, monkeypatch: pytest.MonkeyPatch) -> None:
+    from opentelemetry._logs import LogRecord, NoOpLoggerProvider
+
+    from vcg_otel.otel import events
+
+    built: list[Any] = []
+    monkeypatch.setattr(events, "LogRecord", lambda **kw: built.append(kw) or LogRecord(**kw))
+    assert events.logger_for(NoOpLoggerProvider()) is None
+    emit_audit(telemetry.tracer_provider.get_tracer("test"), audit(HONEST, SKILLS),
+               ContentPolicy.resolve(True), logger_provider=NoOpLoggerProvider())
+    assert built == []
+    telemetry.record(audit(HONEST))  # and the same spy sees records with a real provider
+    assert len(built) == 1
+
+
 def test_span_events_switch_off_leaves_only_log_based_events(
         telemetry: Telemetry, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(semconv.ENV_SPAN_EVENTS, "false")
