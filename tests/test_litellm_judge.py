@@ -173,3 +173,16 @@ def test_the_cli_never_reports_supports_for_an_echoed_answer(
     result = json.loads((base / "out.jsonl").read_text())
     assert (result["outcome"], result["judge"]["fail_reason"]) == (
         "unjudged", "malformed_envelope")
+
+
+def test_prompts_stay_out_of_debug_logs(openai_server: FakeOpenAI,
+                                        caplog: pytest.LogCaptureFixture) -> None:
+    import logging
+
+    secret = "Patient 8812 responds to drug Omega-3b"
+    openai_server.responder = lambda body: Reply(verdict_json("supports"), 10, 5)
+    with caplog.at_level(logging.DEBUG):
+        report = Auditor(make_judge(openai_server)).audit(
+            [Citation(secret, "paper", "improves accuracy by 4.2%")], DOCS)
+    assert report.counts == {"supports": 1} and caplog.records  # something was logged
+    assert "Omega-3b" not in caplog.text and "improves accuracy" not in caplog.text

@@ -49,6 +49,12 @@ def _litellm() -> Any:
                     # keep them out of an application's debug logs unless asked for.
                     for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy"):
                         logging.getLogger(name).setLevel(logging.WARNING)
+                # The OpenAI SDK (litellm's client for OpenAI-compatible servers) logs every
+                # request's options, prompt included, at DEBUG: quiet it too, unless the
+                # application chose a level for it or asked for its logs (OPENAI_LOG).
+                sdk = logging.getLogger("openai")
+                if not os.environ.get("OPENAI_LOG") and sdk.level == logging.NOTSET:
+                    sdk.setLevel(logging.WARNING)
                 _module = module
     return _module
 
