@@ -32,6 +32,28 @@ def test_typography_and_pdf_damage_fold_to_one_form(raw: str, expected: str) -> 
     assert normalize(raw) == expected
 
 
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("**Fast**: very `fast`.", "fast: very fast."),
+        ("read_config_file", "read config file"),
+        ("L_{c} and x_1", "l {c} and x 1"),
+        ("a [link](https://x.y/a_b) here", "a link here"),
+        ("<p>A &amp; B&nbsp;&eacute;</p>", "a & b \u00e9"),
+        ("# Title\n\n- item one\n> quoted", "title item one quoted"),
+        ("said \u201cno\u201d and 'yes' but don't", "said no and yes but don't"),
+        ("2*3 and 12\" and 5' and ~5 and |x|", "2*3 and 12\" and 5' and ~5 and |x|"),
+        ("&lt;b&gt;bold&lt;/b&gt;", "bold"),
+        ("-- leading dash", "leading dash"),
+    ],
+)
+def test_markup_and_skippable_characters_read_as_a_reader_sees_them(
+    raw: str, expected: str
+) -> None:
+    assert normalize(raw) == expected
+    assert normalize(expected) == expected
+
+
 def test_numbers_decimal_points_and_percent_are_preserved() -> None:
     assert normalize("Accuracy rose 3.5% (from 91.2 to 94.7)") == (
         "accuracy rose 3.5% (from 91.2 to 94.7)"

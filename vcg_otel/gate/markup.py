@@ -28,7 +28,7 @@ from bisect import bisect_left
 from collections.abc import Iterator
 from html import unescape
 
-__all__ = ["has_markup", "is_html", "leading_markers", "markup_edits", "matches", "skippable_edits"]
+__all__ = ["is_html", "leading_markers", "markup_edits", "matches", "skippable_edits"]
 
 Edit = tuple[int, int, str]
 
@@ -83,7 +83,7 @@ def matches(text: str, ch: str, pattern: re.Pattern[str]) -> Iterator[re.Match[s
             pos = find(ch, pos + 1)
         else:
             yield m
-            pos = find(ch, max(m.end(), pos + 1))
+            pos = find(ch, m.end())  # every pattern starts with ch: never empty
 
 
 def _has(text: str, pair: str) -> bool:
@@ -179,13 +179,6 @@ _TRIGGERS = (
 # The same line-start markers at the very beginning of the text.
 _LINE0 = re.compile(r"[ \t]*(?=[#>*+\-|=`~\[])")
 
-
-
-def has_markup(text: str) -> bool:
-    """Could :func:`markup_edits` find anything? (Literal scans; most prose says no.)"""
-    if _LINE0.match(text) is not None:
-        return True
-    return any(next(matches(text, ch, pattern), None) is not None for ch, pattern in _TRIGGERS)
 
 
 def _trigger_positions(text: str) -> list[tuple[int, int]]:

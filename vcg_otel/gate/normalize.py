@@ -31,7 +31,7 @@ import unicodedata
 from bisect import bisect_right
 from dataclasses import dataclass
 
-from .markup import has_markup, is_html, leading_markers, markup_edits, skippable_edits
+from .markup import is_html, leading_markers, markup_edits, skippable_edits
 
 __all__ = ["NormalizedText", "OffsetMap", "normalize", "normalize_with_map"]
 
@@ -306,12 +306,26 @@ def _fold_replacement(text: str) -> str:
     return "".join(f for f, is_mark in map(_char_info, text) if not is_mark)
 
 
-def _apply(text: str, edits: list[tuple[int, int, str]], writer: _UnitWriter) -> str:
+def _apply(
+    text: str, edits: list[tuple[int, int, str]], writer: _UnitWriter
+) -> tuple[str, bool]:
+    """The edited text, and whether a further pass could find more (see :data:`_RISKY`)."""
+    ends = []
     for start, end, repl in edits:
         writer.copy_until(text, start)
-        writer.replace(start, end, _fold_replacement(repl))
-    return writer.finish(text)
+        writer.replace(start, end, _fold_replacement(repl) if repl else "")
+        ends.append(writer.npos)
+    out = writer.finish(text)
+    risky = _RISKY.search
+    return out, any(q <= _REACH or risky(out, q - _REACH, q + 2) for q in ends)
 
+
+# A construct that an edit completed has a character of these within _REACH characters
+# before the edit (an entity's "&", a tag's "<", a link's "](", a marker's "[" or "^", a
+# skippable character that now has new neighbours); an edit that close to the start may
+# have exposed a line-start marker. Elsewhere another pass would find nothing new.
+_RISKY = re.compile(r"[<>&\[\]()\\^_`\"'*~|]")
+_REACH = 40
 
 # Slots of the markup map chain: per pass, the constructs and then the skippable characters.
 _SLOTS = 2 * _MARKUP_PASSES
@@ -323,7 +337,8 @@ def _markup_passes(text: str) -> tuple[str, list[_UnitWriter | None], list[int]]
     The first pass sees the lines as written (line-start markers, fenced code, HTML or not);
     later passes look at the start of the text only, as the normalization of the result (its
     lines joined by stage B) will. Removing a skippable character can complete a construct
-    (``[a]*(b)``), hence the later passes.
+    (``[a]*(b)``), hence the later passes -- run only when an edit left a character that
+    could start one nearby.
 
     Returns the view, one writer per slot (``None`` where nothing changed) and the length of
     the text after each slot.
@@ -332,21 +347,19 @@ def _markup_passes(text: str) -> tuple[str, list[_UnitWriter | None], list[int]]
     lengths = [len(text)] * _SLOTS
     html = is_html(text)
     for k in range(_MARKUP_PASSES):
-        changed = False
-        if has_markup(text):
-            edits = markup_edits(text, html, lines=k == 0)
-            if edits:
-                writer = writers[2 * k] = _UnitWriter()
-                text = _apply(text, edits, writer)
-                changed = True
+        again = False
+        edits = markup_edits(text, html, lines=k == 0)
+        if edits:
+            writer = writers[2 * k] = _UnitWriter()
+            text, again = _apply(text, edits, writer)
         lengths[2 * k:] = [len(text)] * (_SLOTS - 2 * k)
         edits = skippable_edits(text)
         if edits:
             writer = writers[2 * k + 1] = _UnitWriter()
-            text = _apply(text, edits, writer)
-            changed = True
+            text, risky = _apply(text, edits, writer)
+            again = again or risky
         lengths[2 * k + 1:] = [len(text)] * (_SLOTS - 2 * k - 1)
-        if not changed:
+        if not again:
             break
     return text, writers, lengths
 
