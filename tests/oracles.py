@@ -95,7 +95,8 @@ def _one_clean_supports_answer(text: str) -> bool:
 
 def _fold(text: str) -> str:
     nfkc = unicodedata.normalize("NFKC", text)
-    return "".join(c for c in nfkc if unicodedata.category(c) not in ("Cf", "Cc")).casefold()
+    return "".join(" " if unicodedata.category(c) == "Cc" and c != "\n" else c for c in nfkc
+                   if unicodedata.category(c) != "Cf").casefold()
 
 
 def _echoes_a_verdict(value: Any) -> bool:

@@ -47,20 +47,22 @@ _PROBE_BUDGET = 4 * MAX_OUTPUT_CHARS
 # A JSON-style "verdict" key quoted inside a string value: an echoed answer.
 _QUOTED_KEY = re.compile(r"""["'\u201c\u201d]\s*verdict\s*["'\u201c\u201d]\s*:""")
 # Verdict words in prose, and the negations that reverse them (on case-folded text).
-_PROSE_WORDS = re.compile(
-    r"\b(?:(?P<supports>support(?:s|ed|ing|ive)?)|(?P<unsupported>unsupported)"
-    r"|(?P<partial>partial(?:ly)?)|(?P<unrelated>unrelated)"
-    r"|(?P<contradicts>contradict(?:s|ed|ing|ion|ions|ory)?))\b"
-)
+_WORDS = (r"(?:(?P<unsupported>unsupported)|(?P<supports>support(?:s|ed|ing|ive)?)"
+          r"|(?P<partial>partial(?:ly)?)|(?P<unrelated>unrelated)"
+          r"|(?P<contradicts>contradict(?:s|ed|ing|ion|ions|ory)?))")
+_PROSE_WORDS = re.compile(rf"\b{_WORDS}\b")
+# With invisible characters dropped, a word may run into its neighbours: "con<ZWSP>tradicts<ZWSP>
+# the" reads "contradicts the" to a person and "contradictsthe" to a word boundary.
+_HIDDEN_WORDS = re.compile(_WORDS)
 _NEGATION = re.compile(
     r"(?:\b(?:not|no|never|cannot|nor|neither|without|fails?|failed|lacks?|lacking|"
     r"insufficient|insufficiently)\b|n[\u2019']t\b)[^.;:!?\n]*$"
 )
 _QUALIFIED = re.compile(r"\b(?:partial(?:ly)?|partly)\s+$")
-_NEGATION_REACH = 40
-_ASCII_CONTROLS = dict.fromkeys([*range(32), 127])
+_NEGATION_REACH = 40  # characters before a verdict word searched for a negation
+_ASCII_CONTROLS = dict.fromkeys([c for c in [*range(32), 127] if c != 10], " ")
 #: More top-level objects than this are not decoded one by one (``multiple_answers``).
-_MAX_OBJECTS = 16  # characters before a verdict word searched for a negation
+_MAX_OBJECTS = 16
 
 
 class _Problem(Exception):
@@ -71,12 +73,15 @@ class _Problem(Exception):
         self.reason, self.detail = reason, detail
 
 
-def _fold(text: str) -> str:
-    """Compatibility-folded, case-folded, without format and control characters."""
+def _fold(text: str, invisible: str = "") -> str:
+    """Compatibility- and case-folded; control characters other than a line break become
+    spaces (they still separate words) and format characters (zero-width, soft hyphen) become
+    ``invisible``."""
     if text.isascii():  # the common case, ~50x faster: NFKC is the identity, no Cf exists
         return text.translate(_ASCII_CONTROLS).lower()
     nfkc = unicodedata.normalize("NFKC", text)
-    return "".join(ch for ch in nfkc if unicodedata.category(ch) not in ("Cf", "Cc")).casefold()
+    return "".join(invisible if cat == "Cf" else " " if cat == "Cc" and ch != "\n" else ch
+                   for ch, cat in ((ch, unicodedata.category(ch)) for ch in nfkc)).casefold()
 
 
 def _close(text: str, start: int) -> tuple[int, bool]:
@@ -192,9 +197,23 @@ def _nested_answer(answer: dict[str, Any]) -> str | None:
 
 
 def _prose_conflict(prose: str, label: str) -> str | None:
-    """A verdict stated in the prose that differs from ``label`` (or negates it), if any."""
-    folded = _fold(prose)
-    for match in _PROSE_WORDS.finditer(folded):
+    """A verdict stated in the prose that differs from ``label`` (or negates it), if any.
+
+    Read twice, with invisible characters dropped and as spaces, so that neither hides a word.
+    """
+    readings = [(_fold(prose, " "), _PROSE_WORDS)]
+    dropped = _fold(prose)
+    if dropped != readings[0][0]:  # invisible characters: also read without word boundaries
+        readings += [(dropped, _PROSE_WORDS), (dropped, _HIDDEN_WORDS)]
+    for folded, words in readings:
+        conflict = _stated(folded, label, words)
+        if conflict is not None:
+            return conflict
+    return None
+
+
+def _stated(folded: str, label: str, words: re.Pattern[str]) -> str | None:
+    for match in words.finditer(folded):
         word = match.lastgroup or ""
         said, negated = ("supports", True) if word == "unsupported" else (word, False)
         window = folded[max(0, match.start() - _NEGATION_REACH):match.start()]
