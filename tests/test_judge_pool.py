@@ -213,6 +213,31 @@ def test_max_concurrency_bounds_sync_judges_across_threads() -> None:
     assert flight.calls == 36 and flight.peak <= 3
 
 
+def test_waiting_for_a_slot_counts_towards_the_timeout() -> None:
+    calls: list[str] = []
+
+    def judge(system: str, user: str) -> str:
+        calls.append(user)
+        return SUPPORTS
+
+    auditor = Auditor(judge, max_concurrency=1, timeout=0.3, cache=False)
+
+    async def main() -> None:
+        await auditor._slots.acquire()  # every slot busy (as under a burst of audits)
+        try:
+            report = await asyncio.wait_for(auditor.aaudit([cite(0)], DOCS), 10)
+        finally:
+            auditor._slots.release()
+        r = report.results[0]
+        assert (r.outcome, r.fail_reason) == (Outcome.UNJUDGED, FailReason.TIMEOUT)
+        assert r.verdict is not None and "slot" in r.verdict.detail and not r.judge_called
+        assert auditor._slots.in_use == 0
+        assert (await auditor.aaudit([cite(1)], DOCS)).counts == {"supports": 1}
+
+    asyncio.run(main())
+    assert len(calls) == 1
+
+
 def test_a_cancelled_waiter_never_keeps_a_slot() -> None:
     gate = asyncio.Event
 

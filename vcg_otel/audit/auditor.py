@@ -18,16 +18,17 @@ runs, and do not wait for slots (nor for the auditor's pool); they nest at most
 from __future__ import annotations
 
 import contextvars
+import math
 import threading
 import time
 import zlib
 from collections.abc import Iterable, Mapping
-from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .._aio import run_sync
 from .._executor import DaemonExecutor
+from ..documents import DocumentSet
 from ..gate import DEFAULT_MAX_GAP, GateMatch, quote_gate, span_gate
 from ..gate.api import Documents, as_corpus
 from ..gate.corpus import Corpus
@@ -57,6 +58,15 @@ MAX_REENTRY = 4
 # judge's thread (vcg_otel.judge.runner) and into every task created under it.
 _JUDGING: contextvars.ContextVar[tuple[object, ...]] = contextvars.ContextVar(
     "vcg_otel_judging", default=())
+
+
+# Less time than this left after waiting for a slot is not worth a call.
+_MIN_CALL_SECONDS = 0.01
+
+
+class _Limit(Protocol):
+    async def acquire(self) -> object: ...
+    def release(self) -> None: ...
 
 
 @dataclass(slots=True)
@@ -108,8 +118,9 @@ class Auditor:
     Args:
         judge: any ``llm_call(system, user)`` returning text or a ``JudgeResponse`` (sync or
             async, e.g. :class:`vcg_otel.llm.LiteLLMJudge`); ``None`` for a gate-only audit.
-        timeout: seconds one judge call may take before it fails closed (``timeout``); a sync
-            call that hangs past it is abandoned and its thread replaced (at most
+        timeout: seconds one judge call may take, waiting for a free slot included, before it
+            fails closed (``timeout``); a sync call that hangs past it is abandoned and its
+            thread replaced (at most
             ``4 * max_concurrency`` hung threads are kept; beyond that calls wait and time out).
         max_concurrency: judge calls in flight at once for this auditor, across all its audits
             (sync, async and background alike); re-entrant audits do not count.
@@ -203,6 +214,8 @@ class Auditor:
     # -- stage 1 ---------------------------------------------------------------------------
 
     def _gate_one(self, c: Citation, corpus: Corpus) -> GateMatch | None:
+        if isinstance(corpus, DocumentSet):  # ids resolve to chunk groups (documents.py)
+            return corpus.gate(c, self.max_gap)
         if c.has_offsets:
             assert c.start is not None and c.end is not None
             return span_gate(c.document_id or "", c.start, c.end, corpus, quote=c.quote,
@@ -275,8 +288,7 @@ class Auditor:
         depth = held.count(self._marker)
         # A re-entrant audit runs while our own judge call waits for it, holding a slot and a
         # worker: it gets a limit and a pool of its own instead of waiting for those.
-        limit: AbstractAsyncContextManager[Any] = (
-            asyncio.Semaphore(self.max_concurrency) if depth else self._slots)
+        limit: _Limit = asyncio.Semaphore(self.max_concurrency) if depth else self._slots
         pool = DaemonExecutor(self.max_concurrency, "vcg-judge-nested") if depth else self._pool()
 
         async def one(p: _Pending) -> _Judged:
@@ -296,8 +308,7 @@ class Auditor:
                                                     f"{depth} nested audits",
                                                     model=self.judge_model))
                 else:
-                    async with limit:
-                        judged = await self._call(p.call, budget, prefer_async, held, pool)
+                    judged = await self._slotted(limit, p.call, budget, prefer_async, held, pool)
                 if self.cache is not None:
                     self.cache.put(p.key, judged.verdict)
                 future.set_result(judged.verdict)
@@ -314,8 +325,36 @@ class Auditor:
                 pool.shutdown(wait=False, cancel_futures=True)
         return {p.index: j for p, j in zip(pending, judged, strict=True)}
 
+    async def _slotted(self, limit: _Limit, call: JudgeCall, budget: _Budget, prefer_async: bool,
+                       held: tuple[object, ...], executor: DaemonExecutor) -> _Judged:
+        """Wait for a slot, then call the judge; ``timeout`` covers both.
+
+        A judge that cannot keep up with the load fails closed (``timeout``, "no judge slot")
+        instead of making audits, and a host waiting for one, queue without bound.
+        """
+        import asyncio
+
+        t0 = time.perf_counter()
+        try:
+            await asyncio.wait_for(limit.acquire(), self.timeout)
+        except (asyncio.TimeoutError, TimeoutError):
+            left = 0.0
+        else:
+            try:
+                left = (math.inf if self.timeout is None
+                        else self.timeout - (time.perf_counter() - t0))
+                if left > _MIN_CALL_SECONDS:
+                    return await self._call(call, budget, prefer_async, held, executor,
+                                            None if self.timeout is None else left)
+            finally:
+                limit.release()
+        return _Judged(Verdict.failed(FailReason.TIMEOUT,
+                                      f"no judge slot free within {self.timeout}s",
+                                      model=self.judge_model))
+
     async def _call(self, call: JudgeCall, budget: _Budget, prefer_async: bool,
-                    held: tuple[object, ...], executor: DaemonExecutor) -> _Judged:
+                    held: tuple[object, ...], executor: DaemonExecutor,
+                    timeout: float | None) -> _Judged:
         """One judge call (within a slot), marked as ours in the context while it runs."""
         assert self.judge is not None
         refused = budget.take()
@@ -325,7 +364,7 @@ class Auditor:
         started_ns, t0 = time.time_ns(), time.perf_counter()
         token = _JUDGING.set((*held, self._marker))
         try:
-            verdict = await ajudge_call(self.judge, call, timeout=self.timeout,
+            verdict = await ajudge_call(self.judge, call, timeout=timeout,
                                         executor=executor, prefer_async=prefer_async)
         finally:
             _JUDGING.reset(token)
