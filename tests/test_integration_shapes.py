@@ -17,9 +17,9 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from vcg_otel.audit import Citation
+from vcg_otel.audit import Auditor, Citation
 from vcg_otel.documents import DocumentSet
-from vcg_otel.integrations._record import AuditScope, ResolvingAuditor
+from vcg_otel.integrations._record import AuditScope
 from vcg_otel.integrations.answers import answer_citations, citations_in_text
 
 NAME, TEXT = next(iter(PAPERS.items()))
@@ -105,7 +105,7 @@ def test_an_answer_citing_with_no_documents_is_no_documents_and_unverifiable() -
     reader = InMemoryMetricReader()
     meter_provider = MeterProvider(metric_readers=[reader])
     citations = answer_citations({"answer": INLINE, "context": []})
-    scope = AuditScope(ResolvingAuditor(), tracer_provider=tracer_provider,
+    scope = AuditScope(Auditor(), tracer_provider=tracer_provider,
                        meter_provider=meter_provider)
     report = scope.finish(citations, DocumentSet.from_sources({"answer": INLINE, "context": []}))
     assert report is not None

@@ -21,18 +21,7 @@ from ..otel.content import ContentPolicy
 from ..otel.metrics import instruments_for, record_metrics
 from ..otel.spans import record_report
 
-__all__ = ["AuditScope", "ResolvingAuditor", "audit_status", "record_audit"]
-
-
-class ResolvingAuditor(Auditor):
-    """An :class:`Auditor` whose gate resolves cited identifiers through a
-    :class:`DocumentSet` (chunk groups, aliases). TEMPORARY: goes when ``Auditor._gate_one``
-    does this itself."""
-
-    def _gate_one(self, c: Citation, corpus: Any) -> Any:
-        if isinstance(corpus, DocumentSet):
-            return corpus.gate(c, self.max_gap)
-        return super()._gate_one(c, corpus)
+__all__ = ["AuditScope", "audit_status", "record_audit"]
 
 
 def audit_status(citations: Sequence[Citation], documents: DocumentSet) -> str:
@@ -47,7 +36,7 @@ class AuditScope:
     """A ``citation_audit`` span from before the framework call to the end of its audit.
 
     Args:
-        auditor: does the audit (a :class:`ResolvingAuditor` for identifier resolution).
+        auditor: does the audit (it resolves cited ids through a :class:`DocumentSet`).
         parent: the context to start the span in (default: the current one).
         tracer_provider, meter_provider, capture_content: as for ``@audited_citations``.
     """

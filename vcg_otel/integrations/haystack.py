@@ -24,11 +24,11 @@ from typing import Any
 from haystack import Document, component, default_from_dict, default_to_dict
 from haystack.dataclasses import ChatMessage
 
-from ..audit import AuditReport, AuditResult
+from ..audit import Auditor, AuditReport, AuditResult
 from ..audit import Citation as AuditCitation
 from ..documents import DocumentSet
 from ..extract import Budget
-from ._record import AuditScope, ResolvingAuditor, record_audit
+from ._record import AuditScope, record_audit
 from .answers import citations_in_text
 
 __all__ = ["Citation", "CitationConsistencyChecker", "ReplyCitationChecker"]
@@ -109,7 +109,7 @@ class _Checking:
 
             extra: dict[str, Any] = {"api_base": judge_api_base} if judge_api_base else {}
             judge = LiteLLMJudge(judge_model, timeout=judge_timeout, **extra)
-        self._auditor = ResolvingAuditor(
+        self._auditor = Auditor(
             judge, misattributed_is_consistent=treat_misattributed_as_consistent)
 
     def to_dict(self) -> dict[str, Any]:

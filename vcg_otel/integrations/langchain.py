@@ -30,10 +30,10 @@ from opentelemetry import context as otel_context
 from opentelemetry import trace
 from opentelemetry.context import Context
 
-from ..audit import AuditReport
+from ..audit import Auditor, AuditReport
 from ..documents import DocumentSet
 from ..judge.runner import LLMCall
-from ._record import AuditScope, ResolvingAuditor
+from ._record import AuditScope
 from .answers import answer_citations
 
 __all__ = ["CitationAudit", "in_langchain_trace", "langchain_context"]
@@ -111,7 +111,7 @@ class CitationAudit(RunnableGenerator[Any, Any]):
                  on_report: Callable[[AuditReport], None] | None = None,
                  tracer_provider: Any = None, meter_provider: Any = None,
                  capture_content: bool | None = None) -> None:
-        self._auditor = ResolvingAuditor(judge)
+        self._auditor = Auditor(judge)
         self._options = {"tracer_provider": tracer_provider, "meter_provider": meter_provider,
                          "capture_content": capture_content}
         self._position_base = position_base

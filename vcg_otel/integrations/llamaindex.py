@@ -30,10 +30,10 @@ from llama_index.core.base.response.schema import (
 )
 from llama_index.core.schema import QueryBundle
 
-from ..audit import AuditReport
+from ..audit import Auditor, AuditReport
 from ..documents import DocumentSet
 from ..judge.runner import LLMCall
-from ._record import AuditScope, ResolvingAuditor
+from ._record import AuditScope
 from .answers import answer_citations
 
 __all__ = ["AuditedQueryEngine"]
@@ -59,7 +59,7 @@ class AuditedQueryEngine(BaseQueryEngine):
                  capture_content: bool | None = None) -> None:
         super().__init__(callback_manager=engine.callback_manager)
         self.engine = engine
-        self._auditor = ResolvingAuditor(judge)
+        self._auditor = Auditor(judge)
         self._options = {"tracer_provider": tracer_provider, "meter_provider": meter_provider,
                          "capture_content": capture_content}
         self._position_base = position_base
