@@ -2,7 +2,9 @@
 
 Any ``llm_call(system, user) -> str`` works (sync or async, or returning a
 :class:`JudgeResponse` with token usage). The prompt puts the burden of proof on the quote and
-fences untrusted text; the parser fails closed with a distinct :class:`FailReason`.
+fences untrusted text; the parser reads a verdict only from an answer whose whole structure
+is unambiguous and otherwise fails closed with a distinct :class:`FailReason`. Whatever the
+judge raises or returns, judging never raises.
 """
 
 from .parse import parse_verdict
