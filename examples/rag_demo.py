@@ -2,9 +2,10 @@
 
     pip install -e ".[demo]" && python examples/rag_demo.py [--no-server] [--keep]
 
-The app itself (bundled documents, answers with honest, elided, fabricated, frankenquote and
-misattributed citations, and the ``@audited_citations`` handler) lives in ``vcg_otel/demo.py``
-so that the installed ``vcg-otel demo`` command can run it from anywhere.
+The app itself (a Haystack pipeline over bundled documents, its model the bundled answer
+server whose answers carry honest, elided, fabricated, frankenquote and misattributed
+citations, and the ``ReplyCitationChecker``) lives in ``vcg_otel/demo.py`` so that the
+installed ``vcg-otel demo`` command can run it from anywhere.
 """
 
 from __future__ import annotations
