@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import signal
 import threading
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -318,3 +319,52 @@ def test_a_ctrl_c_while_the_caller_waits_for_the_judge_propagates_and_ends_the_s
         release.set()
     span = _audit_span(telemetry)
     assert span.attributes[semconv.AUDIT_ERROR] == "KeyboardInterrupt"
+
+
+class _Slow:
+    """A result whose every attribute takes 50 ms to read (or raises KeyboardInterrupt),
+    counting the reads."""
+
+    def __init__(self, fails: bool) -> None:
+        self.fails, self.reads = fails, 0
+
+    def __getattr__(self, name: str) -> Any:
+        self.reads += 1
+        if self.fails:
+            raise KeyboardInterrupt
+        time.sleep(0.05)
+        raise AttributeError(name)
+
+
+@pytest.mark.parametrize("fails", [False, True])
+def test_a_slow_or_failing_result_is_read_once_not_thirteen_times(
+        telemetry: Telemetry, fails: bool) -> None:
+    slow = _Slow(fails)
+
+    @audited_citations(**telemetry.providers)
+    def answer(documents: dict[str, str]) -> Any:
+        return slow
+
+    assert answer(DOCS) is slow
+    assert slow.reads == 1  # before: 13 (650 ms for the slow one)
+    span = _audit_span(telemetry)
+    if fails:
+        assert span.attributes[semconv.AUDIT_ERROR] == "KeyboardInterrupt"
+    else:
+        assert span.attributes[semconv.AUDIT_STATUS] == "nothing_to_audit"
+        assert span.attributes[semconv.AUDIT_EXTRACT_LIMIT] == "seconds"
+
+
+def test_documents_cut_short_by_the_budget_fail_the_audit_closed_never_not_found(
+        telemetry: Telemetry) -> None:
+    paper = DOCS["paper"]
+
+    @audited_citations(**telemetry.providers)
+    def answer(documents: list[str]) -> dict[str, Any]:
+        return {"citations": [{**HONEST, "doc_id": str(len(documents) - 1)}]}
+
+    answer(["filler"] * 150_000 + [paper])  # the cited document lies past the node budget
+    span = _audit_span(telemetry)
+    assert span.attributes[semconv.AUDIT_ERROR] == "DocumentsIncomplete"
+    assert span.attributes[semconv.AUDIT_EXTRACT_LIMIT] == "nodes"
+    assert telemetry.spans(semconv.SPAN_CHECK) == []  # no verdict at all, not a not_found

@@ -101,6 +101,12 @@ class CitationAuditError(Exception):
     """Raised in ``enforce`` mode when the audit itself could not run (fail closed)."""
 
 
+class DocumentsIncomplete(Exception):
+    """The documents could not all be read within the extraction budget (recorded as
+    ``citation.audit.error``): auditing against part of them could call an honest quote
+    ``not_found``, so the audit does not run."""
+
+
 @dataclass(frozen=True, slots=True)
 class AuditedResult:
     """An ``enforce``-mode result that is not a dict: the handler's value and its audit."""
@@ -187,23 +193,24 @@ class _Plan:
         return dict(bound.arguments)
 
     def extract(self, args: tuple[Any, ...], kwargs: dict[str, Any],
-                result: Any) -> tuple[list[Citation], dict[str, str], Budget]:
-        """Citations and documents of one call, within one :class:`Budget` (returned, so the
-        span can say whether it ran out)."""
+                result: Any) -> tuple[list[Citation], dict[str, str], Budget, Budget]:
+        """Citations and documents of one call, each walk within its :class:`Budget`
+        (returned, so the span can say whether one ran out)."""
         budget = Budget()
         arguments = self.arguments(args, kwargs)
         if self.citations_fn is not None:
             citations = extract_citations(self.citations_fn(arguments, result), budget)
         else:
             citations = extract_citations(result, budget)
+        doc_budget = budget.after()
         if self.documents_fn is not None:
-            documents = extract_documents(self.documents_fn(arguments, result), budget)
+            documents = extract_documents(self.documents_fn(arguments, result), doc_budget)
         else:
-            documents = extract_documents(result, budget)
+            documents = extract_documents(result, doc_budget)
             for name in _DOCUMENT_ARGS:
                 if name in arguments:
-                    documents = {**extract_documents(arguments[name], budget), **documents}
-        return citations, documents, budget
+                    documents = {**extract_documents(arguments[name], doc_budget), **documents}
+        return citations, documents, budget, doc_budget
 
     @_quiet
     def finish(self, span: Span, report: AuditReport) -> None:
@@ -277,12 +284,15 @@ class _Plan:
     def _begin(self, span: Span, args: tuple[Any, ...], kwargs: dict[str, Any],
                result: Any) -> tuple[list[Citation], dict[str, str]] | None:
         """Extract what to audit; ``None`` when there is nothing to audit."""
-        citations, documents, budget = self.extract(args, kwargs, result)
-        if budget.exhausted is not None:
-            span.set_attribute(semconv.AUDIT_EXTRACT_LIMIT, budget.exhausted)
+        citations, documents, budget, doc_budget = self.extract(args, kwargs, result)
+        limit = budget.exhausted or doc_budget.exhausted
+        if limit is not None:
+            span.set_attribute(semconv.AUDIT_EXTRACT_LIMIT, limit)
         if not citations:
             self.nothing(span, documents)
             return None
+        if not doc_budget.complete:  # fewer citations are fine; fewer documents are not
+            raise DocumentsIncomplete(limit or "unreadable")
         span.set_attribute(semconv.AUDIT_DOCUMENT_COUNT, len(documents))
         return citations, documents
 
