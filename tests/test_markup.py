@@ -3,6 +3,8 @@ and markup tolerance never rescues a fabrication."""
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -42,6 +44,12 @@ READER_QUOTES = [
     ("text with <span class=\"x\">inline</span> HTML", "text with inline HTML"),
     ("reported by Smith^12 in 2019", "reported by Smith in 2019"),
     ("as in earlier work[3, 4] and later[5-7].", "as in earlier work and later"),
+    ("use `TypedDict`s and `attrs`'s API", "use TypedDicts and attrs's API"),
+    ("**MAJOR**.**MINOR**.**PATCH**", "MAJOR.MINOR.PATCH"),
+    ("> removed as of tinytag\n> 2.0.0, in the future",
+     "removed as of tinytag 2.0.0, in the future"),
+    ("thanks to [markdown-it]: the authors\n\n[markdown-it]: https://x.y",
+     "thanks to markdown-it: the authors"),
     # HTML
     ("<html><head><style>p {color: red}</style><script>var x = 1;</script></head>"
      "<body><p>Caf&eacute; prices rose &#8212; by 4&nbsp;%.</p></body></html>",
@@ -285,3 +293,21 @@ def test_a_corpus_of_mixed_formats_needs_no_configuration() -> None:
     assert quote_gate("The committee approved the budget", "html", corpus) == "found"
     assert quote_gate('a plan that is "free" for students', "pdf", corpus) == "found"
     assert quote_gate("The committee approved the budget", "md", corpus) == "misattributed"
+
+
+def test_long_markdown_is_cut_into_chunks_between_paragraphs() -> None:
+    module = sys.modules["vcg_otel.gate.normalize"]
+    paragraph = "See [the guide for part {n}](https://x.y/{n}) and **more** about it.\n\n"
+    text = "".join(paragraph.format(n=n) for n in range(3 * module._CHUNK // len(paragraph)))
+    chunked = normalize_with_map(text)
+    old = module._CHUNK
+    module._CHUNK = 10**12
+    try:
+        whole = normalize_with_map(text)
+    finally:
+        module._CHUNK = old
+    assert chunked.text == whole.text
+    assert "](" not in chunked.text
+    start = chunked.text.index("see the guide for part 2000")
+    o_start, o_end = chunked.original_span(start, start + len("see the guide for part 2000"))
+    assert text[o_start:o_end] == "See [the guide for part 2000"

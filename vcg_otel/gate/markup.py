@@ -157,11 +157,21 @@ _CLOSING = frozenset(".,;:!?)]}\"'-/")
 
 
 def _skip_run(text: str, start: int, end: int) -> Edit:
-    """A run vanishes next to whitespace or delimiting punctuation (``**Fast**:``, ``(`x`)``)
-    and is a space anywhere else: between two words (``read_config_file``), or before other
-    punctuation (``L_{c}``), where PDF extraction shows the lost underscore as a space."""
+    """What a run of skippable characters reads as.
+
+    Emphasis, code and quotation marks vanish, inside a word too: ```TypedDict`s`` reads
+    ``TypedDicts``, as Markdown renders it. A run with an underscore
+    vanishes next to whitespace or delimiting punctuation (``_word_:``) and is a space
+    anywhere else (``read_config_file``, ``L_{c}``), where PDF extraction shows the lost
+    underscore as one. An apostrophe in a run between two letters stays (```attrs`'s``).
+    """
     before = text[start - 1] if start > 0 else " "
     after = text[end] if end < len(text) else " "
+    inside = before.isalnum() and after.isalnum()
+    if inside and "'" in text[start:end]:
+        return (start, end, "'")
+    if "_" not in text[start:end]:
+        return (start, end, "")
     vanish = before.isspace() or before in _OPENING or after.isspace() or after in _CLOSING
     return (start, end, "" if vanish else " ")
 
@@ -238,6 +248,7 @@ _WORD_OPENING = frozenset("(\"'[{*-/")
 # ">" then a space, another ">" or the line end: ">9" and ">= 3" starting a line of plain or
 # PDF text are comparisons, and so is "> 5".
 _BLOCKQUOTE = re.compile(r"(?:>(?:[ \t]|(?=[>\n])|\Z))+(?![ \t]*[\d.$\u20ac\u00a3\-=<])")
+_QUOTE_CONTINUED = re.compile(r"(?:>(?:[ \t]|(?=[>\n])|\Z))+")
 _HEADING = re.compile(r"#{1,6}(?:[ \t]+|(?=\n)|\Z)")
 _BULLET = re.compile(r"[-+*][ \t]+(?![\d.$])(?:\[[ x]\][ \t]+)?")
 _FENCE = re.compile(r"(`{3,}|~{3,})[ \t]*([^\n`]*)")
@@ -254,7 +265,7 @@ _REF_DEF = re.compile(
 # the start of the text is where a later normalization of the joined lines would see one too,
 # and it must agree.
 _DEFINITION = re.compile(r"\n[ \t]{0,3}\[([^\[\]\n^]{1,999})\]:")
-_SHORTCUT = re.compile(r"\[([^\[\]\n]{1,999})\](?![(\[:])")
+_SHORTCUT = re.compile(r"\[([^\[\]\n]{1,999})\](?![(\[])")
 _HTML_DOCUMENT = re.compile(r"<(?:html|body|!doctype)\b")
 _BLOCK_CLOSE = re.compile(
     r"</(?:p|div|li|td|th|tr|h[1-6]|pre|table|ul|ol|section|article|blockquote|dd|dt)>"
@@ -389,7 +400,11 @@ def _markers(text: str, pos: int, indent: int) -> int:
     """
     while True:
         start = pos
-        m = _BLOCKQUOTE.match(text, pos) if indent <= 3 else None
+        m = None
+        if indent <= 3:
+            m = _BLOCKQUOTE.match(text, pos)
+            if m is None and _in_block_quote(text, pos):
+                m = _QUOTE_CONTINUED.match(text, pos)
         if m is not None:
             pos = m.end()
             while pos < len(text) and text[pos] in " \t":
@@ -403,6 +418,15 @@ def _markers(text: str, pos: int, indent: int) -> int:
         if pos == start:
             return pos
         indent = 0
+
+
+def _in_block_quote(text: str, pos: int) -> bool:
+    """Does the line before the one at ``pos`` start with ``>`` (so ``> 2.0`` continues it)?"""
+    line = text.rfind("\n", 0, pos)
+    if line <= 0:
+        return False
+    prev = text.rfind("\n", 0, line) + 1
+    return text[prev:line].lstrip(" \t").startswith(">")
 
 
 def leading_markers(text: str, pos: int = 0) -> int:
@@ -584,6 +608,9 @@ def _shortcut_positions(text: str, edits: _Edits) -> list[tuple[int, int]]:
         return []
     found: list[tuple[int, int]] = []
     for m in _SHORTCUT.finditer(text):
+        line = text.rfind("\n", 0, m.start()) + 1
+        if text.startswith(":", m.end()) and not text[line:m.start()].strip(" \t"):
+            continue  # a definition itself
         if " ".join(m.group(1).split()) in labels:
             close = m.end() - 1
             edits.shortcuts[close] = m.start()

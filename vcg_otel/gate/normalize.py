@@ -416,9 +416,14 @@ def _stage_b(text: str, writer: _UnitWriter, first: bool, last: bool) -> str:
 
 # Texts longer than this are normalized in chunks, so temporaries stay small and peak memory
 # stays near the size of the output. Chunks are cut between two ASCII letters or digits, where
-# no rule of either stage can look across the cut.
+# no rule of stage A or B can look across the cut (a markup construct still could, rarely: a
+# tag or link that spans more than a paragraph).
 _CHUNK = 1 << 16
 _CUT = re.compile(r"[A-Za-z0-9](?=[A-Za-z0-9])")
+# Preferably in the first word of a paragraph (after a blank line), where no Markdown link or
+# emphasis of the previous paragraph can reach across the cut.
+_PARAGRAPH_CUT = re.compile(r"\n[ \t]*\n\s*[A-Za-z0-9](?=[A-Za-z0-9])")
+_CUT_REACH = 1 << 14
 
 
 def _normalize(text: str) -> tuple[str, OffsetMap, tuple[OffsetMap, ...], OffsetMap, int]:
@@ -438,7 +443,10 @@ def _normalize(text: str) -> tuple[str, OffsetMap, tuple[OffsetMap, ...], Offset
     pieces: list[str] = []
     start = out_pos = 0
     while start < len(text):
-        cut = _CUT.search(text, start + _CHUNK) if start + _CHUNK < len(text) else None
+        cut = None
+        if start + _CHUNK < len(text):
+            cut = _PARAGRAPH_CUT.search(text, start + _CHUNK, start + _CHUNK + _CUT_REACH)
+            cut = cut or _CUT.search(text, start + _CHUNK)
         end = cut.end() if cut else len(text)
         a, b = _UnitWriter(), _UnitWriter()
         mid = _stage_a(text[start:end], a)
