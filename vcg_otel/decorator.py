@@ -54,7 +54,9 @@ from opentelemetry.trace import Span, Status, StatusCode
 
 from ._version import __version__
 from .audit import Auditor, AuditReport, Citation, VerdictCache
-from .extract import Budget, citation_from_item, extract_citations, extract_documents
+from .documents import DocumentSet
+from .extract import Budget, citation_from_item, extract_citations
+from .integrations.answers import answer_citations
 from .judge.runner import LLMCall, WindowConfig
 from .otel import semconv
 from .otel.background import runner
@@ -193,7 +195,7 @@ class _Plan:
         return dict(bound.arguments)
 
     def extract(self, args: tuple[Any, ...], kwargs: dict[str, Any],
-                result: Any) -> tuple[list[Citation], dict[str, str], Budget, Budget]:
+                result: Any) -> tuple[list[Citation], DocumentSet, Budget, Budget]:
         """Citations and documents of one call, each walk within its :class:`Budget`
         (returned, so the span can say whether one ran out)."""
         budget = Budget()
@@ -201,25 +203,29 @@ class _Plan:
         if self.citations_fn is not None:
             citations = extract_citations(self.citations_fn(arguments, result), budget)
         else:
-            citations = extract_citations(result, budget)
+            # framework results wrap the answer (LlamaIndex Response, Haystack outputs, ...)
+            citations = extract_citations(result, budget) or answer_citations(result, budget)
         doc_budget = budget.after()
         if self.documents_fn is not None:
-            documents = extract_documents(self.documents_fn(arguments, result), doc_budget)
-        else:
-            documents = extract_documents(result, doc_budget)
-            for name in _DOCUMENT_ARGS:
-                if name in arguments:
-                    documents = {**extract_documents(arguments[name], doc_budget), **documents}
+            sources = [self.documents_fn(arguments, result)]
+        else:  # arguments first: their order is the context list the prompt showed
+            sources = [arguments[name] for name in _DOCUMENT_ARGS if name in arguments]
+            sources.append(result)
+        # every chunk under every id a prompt could show (vcg_otel.documents)
+        documents = DocumentSet.from_sources(*sources, budget=doc_budget)
         return citations, documents, budget, doc_budget
 
     @_quiet
-    def finish(self, span: Span, report: AuditReport) -> None:
+    def finish(self, span: Span, report: AuditReport, status: str = "audited") -> None:
         """Write the report as telemetry and end the audit span."""
         try:
             policy = ContentPolicy.resolve(self.capture_content)
             record_report(self.tracer, span, report, policy, check_spans=self.check_spans)
-            span.set_attribute(semconv.AUDIT_STATUS, "audited")
-            record_metrics(instruments_for(self.meter_provider), report)
+            span.set_attribute(semconv.AUDIT_STATUS, status)
+            instruments = instruments_for(self.meter_provider)
+            record_metrics(instruments, report)
+            if status == semconv.STATUS_NO_DOCUMENTS:
+                instruments.no_documents.add(1)
         finally:
             span.end()
 
@@ -237,7 +243,7 @@ class _Plan:
             span.end()
 
     @_quiet
-    def nothing(self, span: Span, documents: dict[str, str]) -> None:
+    def nothing(self, span: Span, documents: DocumentSet) -> None:
         span.set_attribute(semconv.AUDIT_STATUS, "nothing_to_audit")
         span.set_attribute(semconv.COUNT_TOTAL, 0)
         span.set_attribute(semconv.AUDIT_DOCUMENT_COUNT, len(documents))
@@ -265,7 +271,7 @@ class _Plan:
             try:
                 work = self._begin(span, args, kwargs, result)
                 if work is not None:
-                    self.finish(span, await self.auditor.aaudit(*work))
+                    self.finish(span, await self.auditor.aaudit(*work), _status(work[1]))
             except asyncio.CancelledError as exc:  # by the runner, at exit
                 self.internal_error(span, exc, trace_back=False)
             except BaseException as exc:  # nothing here is a caller's: all of it is the audit's
@@ -282,7 +288,7 @@ class _Plan:
             span.end()
 
     def _begin(self, span: Span, args: tuple[Any, ...], kwargs: dict[str, Any],
-               result: Any) -> tuple[list[Citation], dict[str, str]] | None:
+               result: Any) -> tuple[list[Citation], DocumentSet] | None:
         """Extract what to audit; ``None`` when there is nothing to audit."""
         citations, documents, budget, doc_budget = self.extract(args, kwargs, result)
         limit = budget.exhausted or doc_budget.exhausted
@@ -297,7 +303,7 @@ class _Plan:
         return citations, documents
 
     def _extracted(self, span: Span, args: tuple[Any, ...], kwargs: dict[str, Any],
-                   result: Any) -> tuple[list[Citation], dict[str, str]] | None:
+                   result: Any) -> tuple[list[Citation], DocumentSet] | None:
         """:meth:`_begin` in the foreground: whatever reading the result raises is the
         extractor's failure (see the module docstring), never the caller's."""
         try:
@@ -312,8 +318,9 @@ class _Plan:
         if self.mode == "enforce":
             raise CitationAuditError(f"citation audit of {self.name} failed") from exc
 
-    def _conclude(self, span: Span, result: Any, report: AuditReport) -> Any:
-        self.finish(span, report)
+    def _conclude(self, span: Span, result: Any, report: AuditReport,
+                  status: str = "audited") -> Any:
+        self.finish(span, report, status)
         return self.shaped(result, report) if self.mode == "enforce" else result
 
     def after(self, span: Span, args: tuple[Any, ...], kwargs: dict[str, Any],
@@ -333,7 +340,7 @@ class _Plan:
         except BaseException as exc:  # a Ctrl-C delivered to the waiting caller: theirs
             self.internal_error(span, exc)
             raise
-        return self._conclude(span, result, report)
+        return self._conclude(span, result, report, _status(work[1]))
 
     async def aafter(self, span: Span, args: tuple[Any, ...], kwargs: dict[str, Any],
                      result: Any) -> Any:
@@ -352,7 +359,13 @@ class _Plan:
         except BaseException as exc:  # the caller's task was cancelled: theirs
             self.internal_error(span, exc)
             raise
-        return self._conclude(span, result, report)
+        return self._conclude(span, result, report, _status(work[1]))
+
+
+def _status(documents: DocumentSet) -> str:
+    """``no_documents`` when the answer cites but nothing came to check it against (its
+    citations are then all ``unverifiable``), else ``audited``."""
+    return "audited" if len(documents) else semconv.STATUS_NO_DOCUMENTS
 
 
 def _consistent_items(items: list[Any], report: AuditReport) -> list[Any]:

@@ -56,7 +56,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from .audit.models import Citation
-from .extract import Budget, _get, document_id
+from .extract import _BUDGET, Budget, _get, document_id
 from .extract import _doc_text as _text
 from .gate import Corpus, GateMatch, parse_quote, quote_gate, span_gate
 from .gate.api import MAX_QUOTE_CHARS
@@ -178,7 +178,11 @@ def find_chunks(obj: Any, id_keys: Sequence[str] = (),
     visited once); when it runs out the walk stops and keeps what it found.
     """
     walk = _Walker(tuple(id_keys), budget if budget is not None else Budget())
-    yield from walk.walk(obj, 0)
+    token = _BUDGET.set(walk.budget)  # attribute reads of app objects are charged to it
+    try:
+        yield from walk.walk(obj, 0)
+    finally:
+        _BUDGET.reset(token)
 
 
 class _Walker:
