@@ -122,3 +122,24 @@ def test_citations_without_any_documents_are_unverifiable_and_counted(
     counted = [m for rm in data.resource_metrics for sm in rm.scope_metrics
                for m in sm.metrics if m.name == "citation.audit.no_documents"]
     assert [p.value for p in counted[0].data.data_points] == [1]  # type: ignore[union-attr]
+
+
+def test_a_documents_extractor_may_name_the_metadata_key_that_holds_ids(
+        telemetry: Telemetry) -> None:
+    """The explicit override for an app whose ids live under its own key."""
+    from vcg_otel.documents import DocumentSet
+
+    docs = [{"text": text, "metadata": {"paper": name.removesuffix(".txt").upper()}}
+            for name, text in PAPERS.items()]
+    cited = FIRST.removesuffix(".txt").upper()
+
+    @audited_citations(tracer_provider=telemetry.tracer_provider,
+                       documents=lambda args, result: DocumentSet.from_sources(
+                           args["docs"], id_keys=["paper"], position_base=1))
+    def answer(question: str, docs: list[dict[str, Any]]) -> dict[str, Any]:
+        return {"citations": [{"claim": "c", "quote": HONEST, "doc_id": cited}]}
+
+    answer("q", docs)
+    check = telemetry.checks()[HONEST]
+    assert (check["citation.gate.result"], check["citation.document.resolution"]) == (
+        "found", "id")

@@ -303,7 +303,8 @@ class DocumentSet(Corpus):
                      position_base: int | None = None,
                      budget: Budget | None = None) -> DocumentSet:
         """Gather the documents of several arguments/results (see :func:`find_chunks`), all
-        within one ``budget``.
+        within one ``budget``. A source that is a :class:`DocumentSet` (e.g. built with
+        ``id_keys=`` by a ``documents=`` extractor) or a :class:`Corpus` is taken as it is.
 
         The same chunk found twice (same framework identifiers and text) is kept once.
         """
@@ -311,6 +312,14 @@ class DocumentSet(Corpus):
         seen: set[tuple[str, tuple[tuple[str, str], ...]]] = set()
         budget = budget if budget is not None else Budget()
         for source in sources:
+            if isinstance(source, DocumentSet):  # already resolved: kept as it is
+                for chunk in source.chunks:
+                    made.add_chunk(chunk.text, chunk.names, chunk.position)
+                continue
+            if isinstance(source, Corpus):  # a plain corpus: its ids
+                for key in source:
+                    made.add_chunk(source.text(key), [(key, "id")])
+                continue
             for text, position, names in find_chunks(source, id_keys, budget):
                 ident = (text, tuple(n for n in names if n[1] == "id"))
                 if ident in seen:
