@@ -113,6 +113,21 @@ def test_a_str_subclass_cannot_lie_its_way_past_the_size_bound() -> None:
     assert v.verdict is VerdictLabel.SUPPORTS and type(v.raw_output) is str
 
 
+def test_str_subclasses_cannot_lie_past_the_input_bounds() -> None:
+    seen: list[str] = []
+
+    def judge(system: str, user: str) -> str:
+        seen.append(user)
+        return answer()
+
+    long_claim = LyingStr("c" * 5_000)
+    v = judge_support(long_claim, "q", "s", judge)
+    assert v.fail_reason is FailReason.OVERSIZED_INPUT and not seen
+    report = Auditor(judge).audit([Citation(long_claim, "paper", CITATION.quote)], DOCS)
+    assert report.results[0].fail_reason is FailReason.OVERSIZED_INPUT and not seen
+    assert type(Citation(LyingStr("claim"), "paper", LyingStr("q")).claim) is str
+
+
 def test_deep_nesting_does_not_raise_out_of_the_judge_or_the_audit() -> None:
     deep = '{"a":' * 1200 + "1" + "}" * 1200
     assert judge_support("c", "q", "s", lambda s, u: deep).fail_reason is FailReason.TOO_DEEP

@@ -33,6 +33,22 @@ class Outcome(StrEnum):
     UNJUDGED = "unjudged"
     UNVERIFIABLE = "unverifiable"
 
+    @property
+    def is_fabricated(self) -> bool:
+        """Whether the quote is not in the document it cites: ``not_found`` (in no document)
+        or ``misattributed`` (only in others). The one definition of "fabricated" behind the
+        evaluation score, the Phoenix ``citation_fabrication`` annotation and the CLI's
+        ``fabricated`` rate; it does not depend on ``misattributed_is_consistent``."""
+        return self in _FABRICATED
+
+    @classmethod
+    def fabricated(cls) -> frozenset[Outcome]:
+        """The outcomes :attr:`is_fabricated` is true of (for code that sees only counts)."""
+        return _FABRICATED
+
+
+_FABRICATED: frozenset[Outcome] = frozenset({Outcome.NOT_FOUND, Outcome.MISATTRIBUTED})
+
 
 _ALIASES = {"doc_id": "document_id", "source_id": "document_id"}
 
@@ -70,6 +86,10 @@ class Citation:
             raise TypeError(f"claim must be str, not {type(self.claim).__name__}")
         if self.quote is not None and not isinstance(self.quote, str):
             raise TypeError(f"quote must be str or None, not {type(self.quote).__name__}")
+        # Plain values: a str subclass could lie about its length or content to the bounds.
+        object.__setattr__(self, "claim", str.__str__(self.claim))
+        if self.quote is not None:
+            object.__setattr__(self, "quote", str.__str__(self.quote))
         if self.document_id is not None and not isinstance(self.document_id, str):
             object.__setattr__(self, "document_id", str(self.document_id))
 
@@ -216,6 +236,11 @@ class AuditReport:
     @property
     def inconsistent(self) -> list[AuditResult]:
         return [r for r in self.results if not self.is_consistent(r)]
+
+    @property
+    def fabricated(self) -> list[AuditResult]:
+        """Results whose quote is not in the cited document (:attr:`Outcome.is_fabricated`)."""
+        return [r for r in self.results if r.outcome.is_fabricated]
 
     @property
     def usage(self) -> Usage:

@@ -304,7 +304,11 @@ def judge_call(
 
 
 def prepare(claim: str, quote: str, source: str, window: WindowConfig) -> JudgeCall | Verdict:
-    """Build the prompts, or a fail-closed verdict when an input is over its bound."""
+    """Build the prompts, or a fail-closed verdict when an input is over its bound.
+
+    Inputs are read as plain ``str`` (a subclass cannot lie its way past the bounds).
+    """
+    claim, quote, source = str.__str__(claim), str.__str__(quote), str.__str__(source)
     for name, text, bound in (
         ("claim", claim, window.max_claim_chars),
         ("quote", quote, window.max_claim_chars),
@@ -332,6 +336,7 @@ def judge_support(
             raise TypeError(f"{name} must be str, not {type(value).__name__}")
     if not callable(llm_call):
         raise TypeError(f"llm_call must be callable, not {type(llm_call).__name__}")
+    source = str.__str__(source)
     window = WindowConfig(max_passage_chars=max(len(source), 1), context_chars=0)
     prepared = prepare(claim, quote, source, window)
     if isinstance(prepared, Verdict):
