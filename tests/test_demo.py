@@ -7,6 +7,7 @@ and the OpenInference Haystack instrumentor, as an application does).
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
@@ -124,9 +125,24 @@ def test_demo_reads_its_rates_back_from_a_real_phoenix_and_removes_its_directory
     assert "Phoenix is up: http://127.0.0.1:" in out.stdout
     assert "read back from Phoenix:" in out.stdout
     assert "6 of 6 requests, one trace each:" in out.stdout
+    for question, verdicts in (("Does reranking help RAG?", "found, found"),  # one elided
+                               ("What does reranking cost?", "found, not_found"),
+                               ("How common are citation errors?", "found, misattributed"),
+                               ("Are LLM judges reliable?", "found, not_found"),  # frankenquote
+                               ("Do small chunks hurt answers?", "not_found")):
+        assert re.search(rf"^  {re.escape(question)} +{verdicts}$", out.stdout, re.M), question
     assert f"  {RATES}\n" in out.stdout
     assert REQUESTS in out.stdout
     assert _phoenix_dirs(tmp_path) == []  # Phoenix's SQLite directory is gone
+
+
+def test_demo_without_haystack_says_which_extra_to_install(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "haystack" else real(name, *a))
+    assert demo.run_demo(no_server=True) == 2
+    assert "pip install 'vcg-otel[demo]'" in capsys.readouterr().err
 
 
 def test_demo_directory_is_removed_when_phoenix_fails_to_start(

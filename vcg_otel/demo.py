@@ -23,9 +23,11 @@ too; without it the audit is gate-only, and the demo says so.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import shutil
+import sys
 import tempfile
 import time
 from collections import Counter
@@ -34,6 +36,7 @@ from contextlib import contextmanager
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
+from .llm import judge_model_from_env
 from .otel import semconv
 
 if TYPE_CHECKING:
@@ -42,6 +45,9 @@ if TYPE_CHECKING:
 __all__ = ["PROJECT", "answer_book", "build_pipeline", "documents", "run_demo"]
 
 PROJECT = "vcg-otel-demo"
+#: What the demo imports beyond the core (extra ``demo``); the Phoenix server is checked by
+#: :class:`~vcg_otel.phoenix.local.LocalPhoenix` when it starts.
+_NEEDS = ("haystack", "openinference.instrumentation.haystack", "opentelemetry.sdk")
 #: What the answer server says to a question outside its answer book.
 UNKNOWN = json.dumps({"answer": "I don't know.", "citations": []})
 TEMPLATE = (
@@ -101,7 +107,7 @@ def build_pipeline(base_url: str, judge_model: str | None = None) -> Pipeline:
 
 
 def _judge_model() -> str | None:
-    model = os.environ.get(semconv.ENV_JUDGE_MODEL)
+    model = judge_model_from_env()
     if not model:
         print("judge: none, gate only (set VCG_JUDGE_MODEL to a litellm model string, e.g. "
               "openai/gpt-4o-mini, to add the skeptical judge)")
@@ -257,6 +263,11 @@ def _wait_for_ctrl_c() -> None:
 
 def run_demo(no_server: bool = False, keep: bool = False, port: int | None = None) -> int:
     """Run the demo (see the module docstring). Returns the process exit code."""
+    missing = [name for name in _NEEDS if importlib.util.find_spec(name) is None]
+    if missing:
+        print(f"vcg-otel demo needs {', '.join(missing)}: pip install 'vcg-otel[demo]'",
+              file=sys.stderr)
+        return 2
     # Haystack reports usage to PostHog unless told not to: the demo stays offline.
     os.environ.setdefault("HAYSTACK_TELEMETRY_ENABLED", "False")
     judge_model = _judge_model()
