@@ -34,6 +34,7 @@ from typing import Any, TextIO
 from .audit import Auditor, AuditReport, Citation, Outcome
 from .extract import extract_citations, extract_documents
 from .judge.verdict import Usage
+from .llm import judge_from_env
 from .otel import semconv
 
 __all__ = ["main"]
@@ -156,9 +157,8 @@ def load_documents(path: Path) -> dict[str, str]:
 _OPS: dict[str, Callable[[float, float], bool]] = {
     ">=": operator.ge, "<=": operator.le, ">": operator.gt, "<": operator.lt}
 _THRESHOLD = re.compile(r"^\s*([a-z_]+)\s*(>=|<=|>|<)\s*([0-9]*\.?[0-9]+)\s*$")
-# Rates over groups of outcomes. "inconsistent" follows each report's own rule
-# (AuditReport.is_consistent, which honours misattributed_is_consistent).
-_FABRICATED = frozenset({Outcome.NOT_FOUND, Outcome.MISATTRIBUTED})
+# Rates over groups of outcomes, each the report's own rule: AuditReport.fabricated and
+# AuditReport.inconsistent (which honours misattributed_is_consistent).
 _GROUP_NAMES = ("fabricated", "inconsistent")
 
 
@@ -317,14 +317,6 @@ def _tracer_provider(args: argparse.Namespace) -> Any:
                     resource_attributes={"service.name": "vcg-otel-audit"})
 
 
-def _judge(model: str | None) -> Any:
-    if not model:
-        return None
-    from .llm import LiteLLMJudge
-
-    return LiteLLMJudge(model)
-
-
 def _count_lines(path: Path) -> int:
     """Non-blank lines of a regular file (0 for a pipe: it can be read only once)."""
     if not path.is_file():
@@ -366,7 +358,7 @@ class Tally:
     def add(self, report: AuditReport) -> None:
         for r in report.results:
             self.counts[r.outcome.value] += 1
-        self.counts["fabricated"] += sum(1 for r in report.results if r.outcome in _FABRICATED)
+        self.counts["fabricated"] += len(report.fabricated)
         self.counts["inconsistent"] += len(report.inconsistent)
         self.usage = self.usage + report.usage
         self.citations += len(report)
@@ -393,7 +385,7 @@ def _audit(args: argparse.Namespace, out: TextIO, err: TextIO, results: Results 
                                          (f"{answers_path}: no answers", no_answers)) if empty],
                      args, err)
     warn = Warnings(err)
-    auditor = Auditor(_judge(args.judge or os.environ.get(semconv.ENV_JUDGE_MODEL)),
+    auditor = Auditor(judge_from_env(args.judge),
                       max_concurrency=args.concurrency,
                       misattributed_is_consistent=args.misattributed_is_consistent)
     provider = _tracer_provider(args)

@@ -69,11 +69,12 @@ class CitationAuditInstrumentor(BaseInstrumentor):  # type: ignore[misc]
             targets = [t.strip() for t in os.environ.get(semconv.ENV_TARGETS, "").split(",")
                        if t.strip()]
         options = {k: kwargs[k] for k in _OPTIONS if k in kwargs}
-        model = os.environ.get(semconv.ENV_JUDGE_MODEL)
-        if "judge" not in options and "auditor" not in options and model:
-            from .llm import LiteLLMJudge
+        if "judge" not in options and "auditor" not in options:
+            from .llm import judge_from_env
 
-            options["judge"] = LiteLLMJudge(model)
+            judge = judge_from_env()
+            if judge is not None:
+                options["judge"] = judge
         decorate = audited_citations(**options)
         self._wrapped = ()
         run = self._run = object()

@@ -48,7 +48,6 @@ __all__ = [
     "span_events_enabled",
 ]
 
-_FABRICATED = frozenset({Outcome.NOT_FOUND, Outcome.MISATTRIBUTED})
 _NO_LOGS = ("NoOpLoggerProvider", "ProxyLoggerProvider")
 _lock = threading.Lock()
 _by_provider: dict[int, tuple[Any, Logger]] = {}
@@ -81,7 +80,7 @@ def logger_for(logger_provider: LoggerProvider | None = None) -> Logger | None:
 
 def fabrication_score(r: AuditResult) -> float:
     """The evaluation score: 1.0 when the quote is fabricated or misattributed, else 0.0."""
-    return 1.0 if r.outcome in _FABRICATED else 0.0
+    return 1.0 if r.outcome.is_fabricated else 0.0
 
 
 def explanation(r: AuditResult) -> str | None:
@@ -89,7 +88,7 @@ def explanation(r: AuditResult) -> str | None:
     v = r.verdict
     if v is not None:
         return v.reasoning or None
-    if r.gate is not None and r.outcome in _FABRICATED:
+    if r.gate is not None and r.outcome.is_fabricated:
         if r.outcome is Outcome.NOT_FOUND:
             return "quote not found in any document"
         return "quote found only in " + ", ".join(r.gate.source_document_ids)

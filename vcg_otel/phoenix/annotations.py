@@ -33,6 +33,7 @@ from opentelemetry.context import Context
 from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor
 
 from .._version import __version__
+from ..audit.models import Outcome
 from ..otel import semconv
 from .writer import AnnotationWriter
 
@@ -42,7 +43,6 @@ __all__ = ["DEFAULT_ENDPOINT", "REQUEST_ANNOTATION", "VERDICT_ANNOTATION",
 DEFAULT_ENDPOINT = "http://localhost:6006"
 VERDICT_ANNOTATION = "citation_verdict"
 REQUEST_ANNOTATION = "citation_fabrication"
-_FABRICATED = ("not_found", "misattributed")
 _TRACES_PATH = "/v1/traces"
 _MAX_ROOTS = 50_000
 
@@ -231,7 +231,7 @@ class PhoenixAnnotationProcessor(SpanProcessor):
     @staticmethod
     def _request(span_id: int, attrs: Mapping[str, Any]) -> dict[str, Any]:
         total = int(attrs.get(semconv.COUNT_TOTAL, 0))
-        bad = sum(int(attrs.get(semconv.COUNT_PREFIX + v, 0)) for v in _FABRICATED)
+        bad = sum(int(attrs.get(semconv.COUNT_PREFIX + v, 0)) for v in Outcome.fabricated())
         return {"span_id": _hex(span_id), "name": REQUEST_ANNOTATION, "annotator_kind": "CODE",
                 "result": {"label": "fabricated" if bad else "clean",
                            "score": bad / total if total else 0.0,
