@@ -19,6 +19,7 @@ from vcg_otel.evidence import (
     MAX_PASSAGE_CHARS,
     MAX_SENTENCE_CHARS,
     EvidenceLocator,
+    QuotelessStage,
     check_source,
     sentence_spans,
 )
@@ -33,9 +34,11 @@ KEYS = list(ABSTRACTS)
 
 
 def five() -> DocumentSet:
-    return DocumentSet.from_sources([{"page_content": ABSTRACTS[k],
+    docs = DocumentSet.from_sources([{"page_content": ABSTRACTS[k],
                                       "metadata": {"source": f"papers/{k}.pdf"}}
                                      for k in KEYS[:5]])
+    assert len(docs.chunks) == 5
+    return docs
 
 
 # --- does the source exist? -----------------------------------------------------------------
@@ -183,3 +186,26 @@ def test_a_group_of_chunks_is_searched_as_one_source() -> None:
 def test_check_source_rejects_an_unknown_position_base() -> None:
     with pytest.raises(ValueError):
         check_source(five(), "1", position_base=5)
+
+
+def test_positions_of_a_mapping_accept_either_base_by_default() -> None:
+    docs = DocumentSet.from_sources({k: ABSTRACTS[k] for k in KEYS[:5]})
+    assert check_source(docs, "5").group == (KEYS[4],)
+    assert set(check_source(docs, "1").group) == {KEYS[0], KEYS[1]}
+    assert check_source(docs, "6").unknown
+
+
+def test_the_quoteless_stage_checks_the_source_then_locates_the_claim() -> None:
+    mapping = {k: ABSTRACTS[k] for k in KEYS[:5]}
+    claim = ABSTRACTS[KEYS[2]].split(". ")[1]
+    for documents in (mapping, five()):
+        stage = QuotelessStage(documents, position_base=1)
+        found = stage.check("3", claim)
+        assert found is not None and not found.unknown and found.evidence is not None
+        top = found.evidence.passages[0]
+        assert claim in top.text and found.to_dict()["evidence"]["passages"][0]["start"] == (
+            top.start)
+        fabricated = stage.check("9", claim)
+        assert fabricated is not None and fabricated.unknown and fabricated.evidence is None
+        assert stage.check(None, claim) is None
+    assert QuotelessStage({}).check("1", claim) is None  # no documents: nothing is unknown

@@ -58,7 +58,9 @@ __all__ = [
     "EvidenceLocator",
     "Misattribution",
     "Passage",
+    "QuotelessStage",
     "SourceCheck",
+    "SourceEvidence",
     "check_source",
     "claim_terms",
     "sentence_spans",
@@ -146,23 +148,25 @@ def check_source(documents: DocumentSet, cited: str | None,
     if cited is None:
         return SourceCheck(None, (), "unresolved", len(documents.chunks))
     group, how = documents.resolve(cited)
-    if position_base is not None and how in ("position", "case_insensitive", "unresolved"):
-        strict = _strict_position(documents, cited, position_base)
-        if strict is not None:
-            group, how = strict, ("position" if strict else "unresolved")
+    if how in ("position", "case_insensitive", "unresolved"):
+        positional = _position(documents, cited, position_base)
+        if positional is not None and (position_base is not None or how == "unresolved"):
+            group, how = positional, ("position" if positional else "unresolved")
     return SourceCheck(cited, group, how, len(documents.chunks))
 
 
-def _strict_position(documents: DocumentSet, cited: str,
-                     base: int) -> tuple[str, ...] | None:
+def _position(documents: DocumentSet, cited: str,
+              base: int | None) -> tuple[str, ...] | None:
+    """The chunks at a cited number's position (``None``: not a number). Base ``None``
+    accepts 0- and 1-based, as :class:`DocumentSet` does."""
     ident = cited.strip().strip("[]").strip()
     if not ident.isdigit() or len(ident) > 9:
         return None
-    n = int(ident) - base
+    wanted = [int(ident) - b for b in ((0, 1) if base is None else (base,))]
     chunks = documents.chunks
     if any(c.position is not None for c in chunks):
-        return tuple(c.key for c in chunks if c.position == n)
-    return (chunks[n].key,) if 0 <= n < len(chunks) else ()
+        return tuple(c.key for n in wanted for c in chunks if c.position == n)
+    return tuple(chunks[n].key for n in wanted if 0 <= n < len(chunks))
 
 
 # --- where is the evidence? -----------------------------------------------------------------
@@ -429,3 +433,78 @@ class EvidenceLocator:
         start, end = spans[lo][0], spans[hi][1]
         s_start, s_end = spans[hit.sentence]
         return Passage(hit.key, start, end, s_start, s_end, hit.score, text[start:end])
+
+
+# --- one audit's quote-less citations ---------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SourceEvidence:
+    """Stage 1 of one quote-less citation: where its source identifier led, and the evidence.
+
+    Attributes:
+        source: the identifier's resolution (:attr:`SourceCheck.unknown`: a fabricated
+            citation, never judged).
+        evidence: the located passages and signal (``None`` when the source is unknown).
+    """
+
+    source: SourceCheck
+    evidence: Evidence | None
+
+    @property
+    def unknown(self) -> bool:
+        return self.source.unknown
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"cited": self.source.cited, "resolution": self.source.resolution,
+                "group": list(self.source.group), "unknown": self.source.unknown,
+                "evidence": None if self.evidence is None else self.evidence.to_dict()}
+
+
+class QuotelessStage:
+    """Stage 1 for the quote-less citations of one audit, built on first use.
+
+    Takes the audit's documents as a :class:`~vcg_otel.documents.DocumentSet` (as the
+    decorator and integrations pass them) or any :class:`~vcg_otel.gate.Corpus` / mapping,
+    whose ids then are the only identifiers (and their order the positions). The document
+    set and the locator are made once, on the first quote-less citation, so audits without
+    one pay nothing.
+    """
+
+    def __init__(self, documents: Any, position_base: int | None = None,
+                 top_k: int = DEFAULT_TOP_K) -> None:
+        self._documents = documents
+        self._set: DocumentSet | None = None
+        self._locator: EvidenceLocator | None = None
+        self.position_base = position_base
+        self.top_k = top_k
+
+    def _docs(self) -> DocumentSet:
+        if self._set is None:
+            docs = self._documents
+            if isinstance(docs, DocumentSet):
+                self._set = docs
+            else:
+                texts = ({str(k): v for k, v in docs.items()} if isinstance(docs, Mapping)
+                         else {k: docs.text(k) for k in docs})
+                made = DocumentSet()
+                for key, text in texts.items():
+                    made.add_chunk(text, [(key, "id")])
+                self._set = made
+        return self._set
+
+    def check(self, cited: str | None, claim: str) -> SourceEvidence | None:
+        """Resolve the cited source and locate the claim's evidence in it.
+
+        ``None`` when nothing can be checked: no identifier cited, or no documents at all
+        (the citation stays ``unverifiable``, never a fabrication).
+        """
+        docs = self._docs()
+        if cited is None or not docs.chunks:
+            return None
+        source = check_source(docs, cited, self.position_base)
+        if source.unknown:
+            return SourceEvidence(source, None)
+        if self._locator is None:
+            self._locator = EvidenceLocator(docs)
+        return SourceEvidence(source, self._locator.locate(claim, source.group, top_k=self.top_k))
