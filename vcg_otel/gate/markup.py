@@ -273,16 +273,23 @@ _BLOCK_CLOSE = re.compile(
 _FOOTNOTE_DEF = re.compile(r"\[\^[^\]\s]{1,100}\]:[ \t]*")
 
 _SCAN_LIMIT = 2000  # how far a link looks for its other bracket or its target's end
+# Characters link scans may look at in all, per character of text: hostile input (thousands
+# of "](" with no target) stays linear; past the budget brackets are left as text.
+_SCAN_BUDGET = 4
+# How many removed constructs in a row "the character before" looks back over.
+_PREV_REACH = 64
 
 
 class _Edits:
     """Edits in text order, plus the view's character before a position."""
 
-    __slots__ = ("fence", "items", "shortcuts", "text")
+    __slots__ = ("budget", "fence", "found", "items", "shortcuts", "text")
 
     def __init__(self, text: str) -> None:
         self.text = text
         self.items: list[Edit] = []
+        self.budget = _SCAN_BUDGET * len(text) + 10_000  # characters link scans may visit
+        self.found: dict[str, tuple[int, int]] = {}  # needle -> (searched from, found at)
         self.fence = ""  # the opening fence while inside a fenced code block
         self.shortcuts: dict[int, int] = {}  # "]" of a shortcut reference -> its "["
 
@@ -293,7 +300,9 @@ class _Edits:
         """The character a reader sees just before ``pos`` (after earlier edits), and its
         index in the text (-1 if it comes from a replacement, or there is none)."""
         k = len(self.items) - 1
-        while pos > 0:
+        for _ in range(_PREV_REACH):
+            if pos <= 0:
+                break
             while k >= 0 and self.items[k][1] > pos:
                 k -= 1
             if k >= 0 and self.items[k][1] == pos:
@@ -304,6 +313,21 @@ class _Edits:
                 continue
             return self.text[pos - 1], pos - 1
         return "", -1
+
+    def find(self, needle: str, start: int) -> int:
+        """``text.find(needle, start)``, remembering the answer: repeated searches for a
+        closer that never comes (``<!--`` a thousand times) cost one scan, not one each."""
+        searched, at = self.found.get(needle, (len(self.text) + 1, -1))
+        if searched <= start and (at == -1 or at >= start):
+            return at
+        at = self.text.find(needle, start)
+        self.found[needle] = (start, at)
+        return at
+
+    def spend(self, chars: int) -> bool:
+        """Charge a link scan; False once the budget is spent."""
+        self.budget -= chars
+        return self.budget >= 0
 
 
 def _glued(edits: _Edits, pos: int) -> bool:
@@ -316,23 +340,21 @@ def _glued(edits: _Edits, pos: int) -> bool:
     ch, i = edits.prev(pos)
     if ch and ch in _GLUE_PUNCT:
         return True
-    if i < 0 or not ch.isalpha():
-        return False
-    text, k = edits.text, i
-    while k >= 0 and i - k < 40 and text[k].isalpha():
-        k -= 1
-    if i - k < 3:
-        return False
-    before, _ = edits.prev(k + 1)
-    return before == "" or before.isspace() or before in _WORD_OPENING
+    letters = 0  # the word, read in the view (earlier markers already removed)
+    while letters < 40 and i >= 0 and ch.isalpha():
+        letters += 1
+        ch, i = edits.prev(i)
+    return letters >= 3 and (ch == "" or ch.isspace() or ch in _WORD_OPENING)
 
 
-def _link_opener(text: str, close: int) -> int:
+def _link_opener(text: str, close: int, edits: _Edits) -> int:
     """Position of the ``[`` matching the ``]`` at ``close``, or -1."""
     depth = 0
     stop = max(0, close - _SCAN_LIMIT)
     pos = close - 1
     while pos >= stop:
+        if not edits.spend(1):
+            return -1
         ch = text[pos]
         if ch == "]" and (pos == 0 or text[pos - 1] != "\\"):
             depth += 1
@@ -344,12 +366,16 @@ def _link_opener(text: str, close: int) -> int:
     return -1
 
 
-def _link_target_end(text: str, open_paren: int) -> int:
+def _link_target_end(text: str, open_paren: int, edits: _Edits) -> int:
     """End (exclusive) of an inline link target ``(...)`` starting at ``open_paren``, or -1."""
     depth = 0
     stop = min(len(text), open_paren + _SCAN_LIMIT)
+    if text.find(")", open_paren, stop) == -1:
+        return -1
     quote = ""
     for pos in range(open_paren, stop):
+        if not edits.spend(1):
+            return -1
         ch = text[pos]
         if quote:
             if ch == quote:
@@ -462,7 +488,7 @@ def _tag(text: str, start: int, edits: _Edits) -> int:
     closing, name = tag.group(1), tag.group(2)
     end = tag.end()
     if name in _DROP_CONTENT and not closing:
-        close = text.find("</" + name, end)
+        close = edits.find("</" + name, end)
         if close != -1:
             gt = text.find(">", close)
             end = gt + 1 if gt != -1 else len(text)
@@ -499,13 +525,13 @@ def _link(text: str, pos: int, edits: _Edits) -> int:
     if pos > 0 and text[pos - 1] == "\\":
         return pos
     if text[pos + 1] == "(":
-        end = _link_target_end(text, pos + 1)
+        end = _link_target_end(text, pos + 1, edits)
     else:
         label = _REF_LABEL.match(text, pos + 1)
         end = label.end() if label is not None else -1
     if end == -1:
         return pos
-    opener = _link_opener(text, pos)
+    opener = _link_opener(text, pos, edits)
     if opener == -1:
         return pos
     lo = opener - 1 if opener > 0 and text[opener - 1] == "!" else opener
@@ -578,7 +604,7 @@ def markup_edits(text: str, html: bool = False, lines: bool = True) -> list[Edit
             resume = pos + 1
         elif ch == "<":
             if text.startswith("!--", pos + 1):
-                close = text.find("-->", pos + 4)
+                close = edits.find("-->", pos + 4)
                 if close != -1:
                     edits.add(pos, close + 3, "")
                     resume = close + 3

@@ -421,8 +421,10 @@ def _stage_b(text: str, writer: _UnitWriter, first: bool, last: bool) -> str:
 _CHUNK = 1 << 16
 _CUT = re.compile(r"[A-Za-z0-9](?=[A-Za-z0-9])")
 # Preferably in the first word of a paragraph (after a blank line), where no Markdown link or
-# emphasis of the previous paragraph can reach across the cut.
+# emphasis of the previous paragraph can reach across the cut; else in the first word after a
+# space (never inside an entity, a marker or a tag without attributes).
 _PARAGRAPH_CUT = re.compile(r"\n[ \t]*\n\s*[A-Za-z0-9](?=[A-Za-z0-9])")
+_WORD_CUT = re.compile(r"\s[A-Za-z0-9](?=[A-Za-z0-9])")  # else in a word after a space
 _CUT_REACH = 1 << 14
 
 
@@ -445,8 +447,10 @@ def _normalize(text: str) -> tuple[str, OffsetMap, tuple[OffsetMap, ...], Offset
     while start < len(text):
         cut = None
         if start + _CHUNK < len(text):
-            cut = _PARAGRAPH_CUT.search(text, start + _CHUNK, start + _CHUNK + _CUT_REACH)
-            cut = cut or _CUT.search(text, start + _CHUNK)
+            reach = start + _CHUNK + _CUT_REACH
+            cut = (_PARAGRAPH_CUT.search(text, start + _CHUNK, reach)
+                   or _WORD_CUT.search(text, start + _CHUNK, reach)
+                   or _CUT.search(text, start + _CHUNK))
         end = cut.end() if cut else len(text)
         a, b = _UnitWriter(), _UnitWriter()
         mid = _stage_a(text[start:end], a)
