@@ -36,8 +36,7 @@ from vcg_otel.audit import Auditor
 from vcg_otel.llm.litellm import LiteLLMJudge
 from vcg_otel.otel import semconv
 from vcg_otel.otel.content import ContentPolicy
-from vcg_otel.otel.metrics import instruments_for, record_metrics
-from vcg_otel.otel.spans import emit_audit
+from vcg_otel.otel.record import emit_audit
 
 REQUESTS = {
     "/v1/traces": trace_service_pb2.ExportTraceServiceRequest,
@@ -160,8 +159,7 @@ def test_genai_traces_metrics_and_events_arrive_through_a_collector(
 
     report = Auditor(judge, cache=False).audit([HONEST, SKILLS, FABRICATED], DOCS)
     emit_audit(tracer_provider.get_tracer("app"), report, ContentPolicy.resolve(False),
-               logger_provider=logger_provider)
-    record_metrics(instruments_for(meter_provider), report)
+               meter_provider=meter_provider, logger_provider=logger_provider)
     for provider in (tracer_provider, logger_provider, meter_provider):
         provider.force_flush()
 

@@ -28,7 +28,7 @@ from test_genai_sdk import DOCS, FABRICATED, HONEST, SKILLS, Judge
 from vcg_otel.audit import Auditor
 from vcg_otel.otel import semconv
 from vcg_otel.otel.content import ContentPolicy
-from vcg_otel.otel.spans import emit_audit
+from vcg_otel.otel.record import emit_audit
 
 
 def _audit_into(phoenix: PhoenixServer, project: str,

@@ -29,7 +29,7 @@ from vcg_otel.audit import Auditor, AuditReport
 from vcg_otel.otel import semconv
 from vcg_otel.otel.content import ContentPolicy
 from vcg_otel.otel.metrics import instruments_for, record_metrics
-from vcg_otel.otel.spans import emit_audit
+from vcg_otel.otel.record import emit_audit
 
 try:  # the newer name (the old one is a deprecated alias in 1.45)
     from opentelemetry.sdk._logs.export import InMemoryLogRecordExporter as InMemoryLogs
@@ -79,8 +79,8 @@ class Telemetry:
                span_events: bool | None = None) -> None:
         emit_audit(self.tracer_provider.get_tracer("test"), report,
                    ContentPolicy.resolve(capture), check_spans=check_spans,
-                   span_events=span_events, logger_provider=self.logger_provider)
-        record_metrics(instruments_for(self.meter_provider), report)
+                   span_events=span_events, meter_provider=self.meter_provider,
+                   logger_provider=self.logger_provider)
 
     def spans(self, name: str | None = None) -> list[ReadableSpan]:
         return [s for s in self.spans_out.get_finished_spans() if name in (None, s.name)]

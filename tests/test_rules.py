@@ -16,9 +16,12 @@ CITES = [
 ]
 
 
-def test_fabricated_is_not_found_or_misattributed() -> None:
-    assert {o for o in Outcome if o.is_fabricated} == {Outcome.NOT_FOUND, Outcome.MISATTRIBUTED}
-    assert Outcome.fabricated() == {Outcome.NOT_FOUND, Outcome.MISATTRIBUTED}
+def test_fabricated_covers_not_found_and_misattributed_and_no_judged_or_found_outcome() -> None:
+    assert Outcome.NOT_FOUND.is_fabricated and Outcome.MISATTRIBUTED.is_fabricated
+    honest = {Outcome.SUPPORTS, Outcome.PARTIAL, Outcome.UNRELATED, Outcome.CONTRADICTS,
+              Outcome.FOUND, Outcome.UNJUDGED, Outcome.UNVERIFIABLE}
+    assert not any(o.is_fabricated for o in honest)
+    assert Outcome.fabricated() == {o for o in Outcome if o.is_fabricated}
 
 
 @pytest.mark.parametrize("lenient", [False, True])

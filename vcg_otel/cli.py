@@ -317,6 +317,26 @@ def _tracer_provider(args: argparse.Namespace) -> Any:
                     resource_attributes={"service.name": "vcg-otel-audit"})
 
 
+def _logger_provider(args: argparse.Namespace) -> Any:
+    """With ``--otlp-endpoint``, the events (``gen_ai.evaluation.result`` ...) as OTLP logs to
+    the same address, when the OTLP/HTTP log exporter is installed; ``None`` otherwise (and
+    for ``--phoenix``: Phoenix rejects OTLP logs, it reads the span-event copies)."""
+    if not args.otlp_endpoint or args.phoenix:
+        return None
+    try:
+        from opentelemetry.exporter.otlp.proto.http._log_exporter import OTLPLogExporter
+        from opentelemetry.sdk._logs import LoggerProvider
+        from opentelemetry.sdk._logs.export import BatchLogRecordProcessor
+        from opentelemetry.sdk.resources import Resource
+    except ImportError:
+        return None
+    base = args.otlp_endpoint.strip().rstrip("/").removesuffix("/v1/traces")
+    provider = LoggerProvider(resource=Resource.create({"service.name": "vcg-otel-audit"}))
+    provider.add_log_record_processor(
+        BatchLogRecordProcessor(OTLPLogExporter(endpoint=base + "/v1/logs")))
+    return provider
+
+
 def _count_lines(path: Path) -> int:
     """Non-blank lines of a regular file (0 for a pipe: it can be read only once)."""
     if not path.is_file():
@@ -390,8 +410,9 @@ def _audit(args: argparse.Namespace, out: TextIO, err: TextIO, results: Results 
                       misattributed_is_consistent=args.misattributed_is_consistent)
     provider = _tracer_provider(args)
     tracer = provider.get_tracer("vcg_otel.cli") if provider is not None else None
+    log_provider = _logger_provider(args)
     from .otel.content import ContentPolicy
-    from .otel.spans import emit_audit
+    from .otel.record import emit_audit
 
     policy = ContentPolicy.resolve(None)
     tally = Tally(Counter(), Usage())
@@ -414,7 +435,8 @@ def _audit(args: argparse.Namespace, out: TextIO, err: TextIO, results: Results 
             if citations:
                 report = auditor.audit(citations, answer_docs)
                 if tracer is not None:
-                    emit_audit(tracer, report, policy, {"citation.answer.id": str(answer_id)})
+                    emit_audit(tracer, report, policy, {"citation.answer.id": str(answer_id)},
+                               logger_provider=log_provider)
                 for r in report.results:
                     if results is not None:
                         results.write({"answer_id": answer_id, "line": number, **r.to_dict()})
@@ -424,6 +446,8 @@ def _audit(args: argparse.Namespace, out: TextIO, err: TextIO, results: Results 
         auditor.close()
         if provider is not None:
             provider.shutdown()
+        if log_provider is not None:
+            log_provider.shutdown()
     _summary(out, tally, results.destination if results is not None else None)
     if tally.citations == 0 and not no_answers:
         _refuse_if_empty([f"{answers_path}: " + (
@@ -507,7 +531,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="accept an audit of nothing (no answers, documents or "
                             "citations): warn and exit 0 instead of 2")
     export = audit.add_mutually_exclusive_group()
-    export.add_argument("--otlp-endpoint", help="export spans over OTLP/HTTP to this URL")
+    export.add_argument("--otlp-endpoint",
+                        help="export spans (and events as logs) over OTLP/HTTP to this URL")
     export.add_argument("--phoenix", metavar="URL", help="export spans and annotations to "
                                                          "Phoenix at this URL")
     audit.add_argument("--project", default="vcg-otel-audit", help="Phoenix project name")

@@ -61,8 +61,9 @@ from .judge.runner import LLMCall, WindowConfig
 from .otel import semconv
 from .otel.background import runner
 from .otel.content import ContentPolicy, record_exception
-from .otel.metrics import instruments_for, record_metrics
-from .otel.spans import record_report
+from .otel.events import logs_configured
+from .otel.metrics import instruments_for
+from .otel.record import record
 
 __all__ = ["AuditedResult", "CitationAuditError", "CitationViolation", "audited_citations"]
 
@@ -117,12 +118,15 @@ class AuditedResult:
     report: AuditReport
 
 
-def _telemetry_active(tracer_provider: Any, meter_provider: Any) -> bool:
+def _telemetry_active(tracer_provider: Any, meter_provider: Any, logger_provider: Any) -> bool:
+    """Whether anything would record the audit: traces, metrics or logs (events)."""
     tp = tracer_provider if tracer_provider is not None else trace.get_tracer_provider()
+    if not isinstance(tp, (trace.ProxyTracerProvider, trace.NoOpTracerProvider)):
+        return True
     mp = meter_provider if meter_provider is not None else metrics.get_meter_provider()
-    no_traces = isinstance(tp, (trace.ProxyTracerProvider, trace.NoOpTracerProvider))
-    no_metrics = type(mp).__name__ in ("_ProxyMeterProvider", "NoOpMeterProvider")
-    return not (no_traces and no_metrics)
+    if type(mp).__name__ not in ("_ProxyMeterProvider", "NoOpMeterProvider"):
+        return True
+    return logs_configured(logger_provider)
 
 
 class _Plan:
@@ -132,7 +136,8 @@ class _Plan:
                  on_violation: Literal["filter", "raise"], background: bool,
                  capture_content: bool | None, sample_rate: float,
                  citations: Extractor | None, documents: Extractor | None,
-                 tracer_provider: Any, meter_provider: Any, check_spans: bool = True) -> None:
+                 tracer_provider: Any, meter_provider: Any, logger_provider: Any = None,
+                 check_spans: bool = True) -> None:
         self.fn = fn
         self.check_spans = check_spans
         self.auditor = auditor
@@ -145,6 +150,7 @@ class _Plan:
         self.documents_fn = documents
         self.tracer_provider = tracer_provider
         self.meter_provider = meter_provider
+        self.logger_provider = logger_provider
         self.tracer = trace.get_tracer("vcg_otel", __version__, tracer_provider)
         try:
             self.signature: inspect.Signature | None = inspect.signature(fn)
@@ -159,7 +165,8 @@ class _Plan:
             return False
         if self.sample_rate < 1.0 and random.random() >= self.sample_rate:
             return True
-        return not _telemetry_active(self.tracer_provider, self.meter_provider)
+        return not _telemetry_active(self.tracer_provider, self.meter_provider,
+                                     self.logger_provider)
 
     def start(self) -> tuple[Span, Token[Context]] | None:
         """The audit span, current; ``None`` if telemetry failed to start one (a span
@@ -219,13 +226,9 @@ class _Plan:
     def finish(self, span: Span, report: AuditReport, status: str = "audited") -> None:
         """Write the report as telemetry and end the audit span."""
         try:
-            policy = ContentPolicy.resolve(self.capture_content)
-            record_report(self.tracer, span, report, policy, check_spans=self.check_spans)
-            span.set_attribute(semconv.AUDIT_STATUS, status)
-            instruments = instruments_for(self.meter_provider)
-            record_metrics(instruments, report)
-            if status == semconv.STATUS_NO_DOCUMENTS:
-                instruments.no_documents.add(1)
+            record(report, span, self.tracer, ContentPolicy.resolve(self.capture_content),
+                   status=status, check_spans=self.check_spans,
+                   meter_provider=self.meter_provider, logger_provider=self.logger_provider)
         finally:
             span.end()
 
@@ -521,7 +524,8 @@ def audited_citations(
     max_tokens: int | None = ..., timeout: float | None = ..., max_concurrency: int = ...,
     window: WindowConfig | None = ..., cache: VerdictCache | bool | None = ...,
     citations: Extractor | None = ..., documents: Extractor | None = ...,
-    tracer_provider: Any = ..., meter_provider: Any = ..., check_spans: bool = ...,
+    tracer_provider: Any = ..., meter_provider: Any = ..., logger_provider: Any = ...,
+    check_spans: bool = ...,
 ) -> Callable[[F], F]: ...
 
 
@@ -546,6 +550,7 @@ def audited_citations(
     documents: Extractor | None = None,
     tracer_provider: Any = None,
     meter_provider: Any = None,
+    logger_provider: Any = None,
     check_spans: bool = True,
 ) -> Any:
     """Audit the citations of every answer the decorated handler returns.
@@ -570,7 +575,9 @@ def audited_citations(
             documents come from (``arguments`` maps parameter names to values). By default
             citations come from the result and documents from the result and from arguments
             named ``documents``, ``docs``, ``context`` or ``sources``.
-        tracer_provider, meter_provider: explicit providers (default: the global ones).
+        tracer_provider, meter_provider, logger_provider: explicit providers (default: the
+            global ones); the logger provider receives the events (``gen_ai.evaluation.result``
+            and the others, see :mod:`vcg_otel.otel.events`).
         check_spans: one ``citation.check`` span per citation (default), or ``False`` for one
             ``citation.check`` *event* per citation on the ``citation_audit`` span: a sixth of
             the spans for five citations, for high-volume services (README, "Load").
@@ -598,6 +605,7 @@ def audited_citations(
                      background=background, capture_content=capture_content,
                      sample_rate=sample_rate, citations=citations, documents=documents,
                      tracer_provider=tracer_provider, meter_provider=meter_provider,
+                     logger_provider=logger_provider,
                      check_spans=check_spans)
         wrapper = _wrap(target, plan)
         wrapper.__vcg_otel_plan__ = plan  # type: ignore[attr-defined]

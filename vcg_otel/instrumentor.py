@@ -34,7 +34,7 @@ logger = logging.getLogger(__name__)
 _OPTIONS = ("judge", "auditor", "mode", "on_violation", "background", "capture_content",
             "sample_rate", "judge_sample_rate", "max_judge_calls", "max_tokens", "timeout",
             "max_concurrency", "window", "cache", "citations", "documents",
-            "tracer_provider", "meter_provider", "check_spans")
+            "tracer_provider", "meter_provider", "logger_provider", "check_spans")
 
 
 def parse_target(target: str) -> tuple[str, list[str]]:

@@ -18,8 +18,7 @@ from ..audit import Auditor, AuditReport, Citation
 from ..documents import DocumentSet
 from ..otel import semconv
 from ..otel.content import ContentPolicy
-from ..otel.metrics import instruments_for, record_metrics
-from ..otel.spans import record_report
+from ..otel.record import record
 
 __all__ = ["AuditScope", "audit_status", "record_audit"]
 
@@ -74,12 +73,8 @@ class AuditScope:
         return audit_status(citations, documents)
 
     def _record(self, status: str, report: AuditReport) -> None:
-        record_report(self.tracer, self.span, report, ContentPolicy.resolve(self.capture_content))
-        self.span.set_attribute(semconv.AUDIT_STATUS, status)
-        instruments = instruments_for(self.meter_provider)
-        record_metrics(instruments, report)
-        if status == semconv.STATUS_NO_DOCUMENTS:
-            instruments.no_documents.add(1)
+        record(report, self.span, self.tracer, ContentPolicy.resolve(self.capture_content),
+               status=status, meter_provider=self.meter_provider)
 
     def error(self, exc: Exception) -> None:
         """Reading the framework's output failed: record it and end the span."""

@@ -45,6 +45,7 @@ __all__ = [
     "fabrication_score",
     "fail_closed_attributes",
     "logger_for",
+    "logs_configured",
     "span_events_enabled",
 ]
 
@@ -62,12 +63,19 @@ def span_events_enabled(explicit: bool | None = None) -> bool:
     return value not in ("0", "false", "no", "off")
 
 
+def logs_configured(logger_provider: LoggerProvider | None = None) -> bool:
+    """Whether ``logger_provider`` (the global one when ``None``) would record anything: not
+    the API's no-op or not-yet-set proxy provider."""
+    provider = logger_provider if logger_provider is not None else _logs.get_logger_provider()
+    return type(provider).__name__ not in _NO_LOGS
+
+
 def logger_for(logger_provider: LoggerProvider | None = None) -> Logger | None:
     """The vcg_otel logger of ``logger_provider`` (the global one when ``None``), created once;
     ``None`` when no logger provider is configured, so callers skip building records."""
-    provider = logger_provider if logger_provider is not None else _logs.get_logger_provider()
-    if type(provider).__name__ in _NO_LOGS:
+    if not logs_configured(logger_provider):
         return None
+    provider = logger_provider if logger_provider is not None else _logs.get_logger_provider()
     key = id(provider)
     hit = _by_provider.get(key)
     if hit is not None and hit[0] is provider:

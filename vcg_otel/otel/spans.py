@@ -34,7 +34,7 @@ from .events import (
     span_events_enabled,
 )
 
-__all__ = ["audit_span_attributes", "emit_audit", "record_report"]
+__all__ = ["audit_span_attributes", "record_report"]
 
 
 def _seconds_ns(seconds: float) -> int:
@@ -200,22 +200,3 @@ def record_report(tracer: Tracer, audit_span: Span, report: AuditReport,
             parent.end(end_time=end)
     audit_span.set_attributes(audit_span_attributes(report))
 
-
-def emit_audit(tracer: Tracer, report: AuditReport, policy: ContentPolicy,
-               attributes: dict[str, Any] | None = None, *, check_spans: bool = True,
-               span_events: bool | None = None,
-               logger_provider: LoggerProvider | None = None) -> Span:
-    """Write a finished audit as a whole ``citation_audit`` span tree (for batch audits).
-
-    The span starts when the first gate check started and lasts the audit's duration.
-    """
-    starts = [r.gate_started_ns for r in report.results if r.gate_started_ns]
-    start = min(starts) if starts else None
-    span = tracer.start_span(semconv.SPAN_AUDIT, start_time=start, attributes={
-        semconv.OPENINFERENCE_SPAN_KIND: semconv.KIND_GUARDRAIL, **(attributes or {})})
-    record_report(tracer, span, report, policy, check_spans=check_spans,
-                  span_events=span_events, logger_provider=logger_provider)
-    span.set_attribute(semconv.AUDIT_STATUS, "audited")
-    end = None if start is None else start + _seconds_ns(report.duration_seconds)
-    span.end(end_time=end)
-    return span
