@@ -58,14 +58,11 @@ class InFlight:
 
 def test_hung_sync_judge_calls_do_not_jam_the_pool(release: threading.Event) -> None:
     calls: list[str] = []
-    lock = threading.Lock()
 
     def judge(system: str, user: str) -> str:
-        with lock:
-            calls.append(user)
-            n = len(calls)
-        if n <= 2:
-            release.wait(60)  # the first two calls hang (well past the timeout)
+        calls.append(user)
+        if "claim 0" in user or "claim 1" in user:
+            release.wait(60)  # the first audit's two calls hang (well past the timeout)
         return SUPPORTS
 
     auditor = Auditor(judge, max_concurrency=2, timeout=0.5, cache=False)
@@ -73,7 +70,7 @@ def test_hung_sync_judge_calls_do_not_jam_the_pool(release: threading.Event) -> 
     assert [r.fail_reason for r in first.results] == [FailReason.TIMEOUT] * 2
     later = auditor.audit([cite(2), cite(3), cite(4)], DOCS)
     assert [r.outcome for r in later.results] == [Outcome.SUPPORTS] * 3
-    assert len(calls) == 5
+    assert sum("claim 0" not in c and "claim 1" not in c for c in calls) == 3
     auditor.close()
 
 
@@ -92,8 +89,10 @@ def test_a_judge_that_always_hangs_costs_a_bounded_number_of_threads(
         report = auditor.audit([cite(2 * n), cite(2 * n + 1)], DOCS)
         assert {r.fail_reason for r in report.results} == {FailReason.TIMEOUT}
     pool = auditor._executor
-    assert pool is not None and pool.threads == 2 + 4 * 2  # live + abandoned, no more
-    assert calls.calls == 10  # once the bound is reached, calls wait and time out
+    # Live plus abandoned threads, no more: once the bound is reached, calls wait and time
+    # out (exactly 10 when every call starts within its 0.2 s; fewer on a busy machine).
+    assert pool is not None and pool.threads <= 2 + 4 * 2 and calls.calls <= 10
+    assert calls.calls > 2  # hung workers were replaced
     auditor.close()
 
 
@@ -104,7 +103,7 @@ def test_a_call_whose_caller_was_cancelled_does_not_hold_a_worker(
 
     def judge(system: str, user: str) -> str:
         calls.append(1)
-        if len(calls) == 1:
+        if "claim 0" in user:
             release.wait(60)  # hangs; its caller is cancelled meanwhile
         return SUPPORTS
 
@@ -220,7 +219,7 @@ def test_waiting_for_a_slot_counts_towards_the_timeout() -> None:
         calls.append(user)
         return SUPPORTS
 
-    auditor = Auditor(judge, max_concurrency=1, timeout=0.3, cache=False)
+    auditor = Auditor(judge, max_concurrency=1, timeout=1, cache=False)
 
     async def main() -> None:
         await auditor._slots.acquire()  # every slot busy (as under a burst of audits)
