@@ -164,7 +164,9 @@ def test_oversized_passage_fails_closed_without_a_call() -> None:
 
 
 def test_unverifiable_citation_without_quote_or_offsets() -> None:
-    report = Auditor(RecordingJudge()).audit([Citation("claim", "paper")], DOCS)
+    # names no document: nothing to check (a quote-less citation of a document is judged on
+    # located passages: tests/test_evidence_audit.py)
+    report = Auditor(RecordingJudge()).audit([Citation("claim")], DOCS)
     assert report.results[0].outcome is Outcome.UNVERIFIABLE
 
 

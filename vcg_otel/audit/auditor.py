@@ -29,9 +29,11 @@ from typing import TYPE_CHECKING, Any, Protocol
 from .._aio import run_sync
 from .._executor import DaemonExecutor
 from ..documents import DocumentSet
+from ..evidence import QuotelessStage, SourceEvidence
 from ..gate import DEFAULT_MAX_GAP, GateMatch, quote_gate, span_gate
 from ..gate.api import Documents, as_corpus
 from ..gate.corpus import Corpus
+from ..judge.evidence_prompt import EVIDENCE_PROMPT_VERSION, prepare_evidence
 from ..judge.prompt import PROMPT_VERSION
 from ..judge.runner import (
     JudgeCall,
@@ -237,12 +239,17 @@ class Auditor:
                 over_limit += 1
         results: list[AuditResult] = []
         pending: list[_Pending] = []
+        quoteless = QuotelessStage(corpus)  # citations without a quote (vcg_otel.evidence)
         for index, c in enumerate(items):
             started_ns = time.time_ns()
             t0 = time.perf_counter()
             gate = self._gate_one(c, corpus)
+            located = (quoteless.check(c.document_id, c.claim)
+                       if gate is None and c.quote is None and not c.has_offsets else None)
             seconds = time.perf_counter() - t0
-            if gate is None:
+            if located is not None:
+                outcome, skipped = self._quoteless(index, c, located, pending)
+            elif gate is None:
                 outcome, skipped = Outcome.UNVERIFIABLE, "unverifiable"
             elif not gate.found:
                 outcome, skipped = Outcome(gate.result.value), "gate_rejected"
@@ -260,8 +267,29 @@ class Auditor:
                 else:
                     skipped = "not_sampled"
             results.append(AuditResult(index, c, gate, None, outcome, skipped,
-                                       gate_seconds=seconds, gate_started_ns=started_ns))
+                                       gate_seconds=seconds, gate_started_ns=started_ns,
+                                       evidence=located))
         return results, pending, over_limit
+
+    def _quoteless(self, index: int, c: Citation, located: SourceEvidence,
+                   pending: list[_Pending]) -> tuple[Outcome, str | None]:
+        """A citation without a quote: an unknown source is fabricated (never judged); with a
+        judge, a claim sharing no content word with its source is ``unrelated`` (nothing to
+        judge, 0 tokens), else the judge reads the located passages (its own prompt version,
+        in the cache key)."""
+        if located.unknown or located.evidence is None:
+            return Outcome.UNKNOWN_SOURCE, "gate_rejected"
+        if self.judge is None:
+            return Outcome.UNVERIFIABLE, "no_judge"
+        if not located.evidence.passages:
+            return Outcome.UNRELATED, "no_evidence"
+        call = prepare_evidence(c.claim, located.evidence, self.window)
+        source = call.source if isinstance(call, JudgeCall) else ""
+        if not self._sampled(c.claim, source):
+            return Outcome.UNVERIFIABLE, "not_sampled"
+        key = (self.judge_model or "", EVIDENCE_PROMPT_VERSION, c.claim, source)
+        pending.append(_Pending(index, call, key))
+        return Outcome.UNVERIFIABLE, None
 
     def _sampled(self, claim: str, source: str) -> bool:
         if self.sample_rate >= 1.0:
@@ -386,7 +414,7 @@ class Auditor:
                        else Outcome(j.verdict.verdict.value))
             final.append(AuditResult(r.index, r.citation, r.gate, j.verdict, outcome, None,
                                      j.cached, j.called, r.gate_seconds, j.seconds,
-                                     r.gate_started_ns, j.started_ns, j.prompt))
+                                     r.gate_started_ns, j.started_ns, j.prompt, r.evidence))
         return AuditReport(
             tuple(final),
             duration_seconds=time.perf_counter() - started,

@@ -5,11 +5,14 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._enum import StrEnum
 from ..gate import GateMatch
 from ..judge.verdict import FailReason, Usage, Verdict
+
+if TYPE_CHECKING:  # evidence imports the document model, which imports this module
+    from ..evidence import SourceEvidence
 
 __all__ = ["AuditReport", "AuditResult", "Citation", "Outcome"]
 
@@ -20,7 +23,11 @@ class Outcome(StrEnum):
     ``found`` means the quote is verbatim in its source but no judge ran (gate-only audit, or
     not sampled). ``unjudged`` means the judge should have run and failed closed (see
     ``fail_reason``). ``unverifiable`` means the citation carried neither a quote nor offsets
-    (for example an OpenAI file citation): nothing could be checked.
+    (for example an OpenAI file citation) and could not be judged: no documents, no judge, or
+    not sampled. ``unknown_source`` means a citation without a quote names a source that was
+    never retrieved (``[7]`` of five sources): a fabricated citation, never judged (see
+    :mod:`vcg_otel.evidence`); a quote-less citation whose source exists is judged on the
+    passages located in it.
     """
 
     SUPPORTS = "supports"
@@ -32,11 +39,13 @@ class Outcome(StrEnum):
     MISATTRIBUTED = "misattributed"
     UNJUDGED = "unjudged"
     UNVERIFIABLE = "unverifiable"
+    UNKNOWN_SOURCE = "unknown_source"
 
     @property
     def is_fabricated(self) -> bool:
         """Whether the quote is not in the document it cites: ``not_found`` (in no document)
-        or ``misattributed`` (only in others). The one definition of "fabricated" behind the
+        or ``misattributed`` (only in others), or the cited source was never retrieved
+        (``unknown_source``). The one definition of "fabricated" behind the
         evaluation score, the Phoenix ``citation_fabrication`` annotation and the CLI's
         ``fabricated`` rate; it does not depend on ``misattributed_is_consistent``."""
         return self in _FABRICATED
@@ -47,7 +56,8 @@ class Outcome(StrEnum):
         return _FABRICATED
 
 
-_FABRICATED: frozenset[Outcome] = frozenset({Outcome.NOT_FOUND, Outcome.MISATTRIBUTED})
+_FABRICATED: frozenset[Outcome] = frozenset({Outcome.NOT_FOUND, Outcome.MISATTRIBUTED,
+                                              Outcome.UNKNOWN_SOURCE})
 
 
 _ALIASES = {"doc_id": "document_id", "source_id": "document_id"}
@@ -146,6 +156,8 @@ class AuditResult:
         gate_started_ns, judge_started_ns: wall-clock start times (``time.time_ns()``), so
             telemetry can be written after the fact with true timings.
         judge_input: the user prompt sent to the judge (for telemetry, if content is allowed).
+        evidence: for a citation without a quote, where its source led and the passages
+            located for its claim (:class:`vcg_otel.evidence.SourceEvidence`); else ``None``.
     """
 
     index: int
@@ -161,6 +173,7 @@ class AuditResult:
     gate_started_ns: int = 0
     judge_started_ns: int = 0
     judge_input: str | None = None
+    evidence: SourceEvidence | None = None
 
     @property
     def fail_reason(self) -> FailReason | None:
@@ -195,6 +208,7 @@ class AuditResult:
             "cost": self.usage.cost,
             "gate_seconds": self.gate_seconds,
             "judge_seconds": self.judge_seconds,
+            "evidence": None if self.evidence is None else self.evidence.to_dict(),
         }
 
 
