@@ -28,8 +28,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from cases import COMMON_WORDS, Case, build_cases, common_words_docs, load_corpus
 
-from vcg_otel import Corpus, DocumentCache, normalize, quote_gate
-from vcg_otel.gate import DEFAULT_SEARCH_STEPS, SearchBudget
+from vcg_otel import Corpus, normalize, quote_gate
+from vcg_otel.gate import DEFAULT_SEARCH_STEPS, DocumentCache, SearchBudget
 from vcg_otel.gate.corpus import _corpora
 
 # --- the baseline ------------------------------------------------------------------------------

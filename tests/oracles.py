@@ -12,9 +12,10 @@ import re
 import unicodedata
 from typing import Any
 
-from vcg_otel import normalize, normalize_with_map, quote_gate, span_gate
+from vcg_otel import normalize, quote_gate, span_gate
 from vcg_otel.audit import Citation
 from vcg_otel.extract import extract_citations, extract_documents
+from vcg_otel.gate import normalize_with_map
 from vcg_otel.gate.quote import strip_edges
 from vcg_otel.judge import FailReason, VerdictLabel, parse_verdict
 

@@ -8,7 +8,8 @@ import threading
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vcg_otel import Corpus, DocumentCache, quote_gate
+from vcg_otel import Corpus, quote_gate
+from vcg_otel.gate import DocumentCache
 
 
 def test_documents_are_normalized_once_and_shared_across_corpora(monkeypatch) -> None:  # type: ignore[no-untyped-def]

@@ -20,7 +20,8 @@ from opentelemetry.semconv._incubating.attributes.gen_ai_attributes import (
 )
 from opentelemetry.trace import StatusCode
 
-from vcg_otel import AuditedResult, CitationViolation, JudgeResponse, Usage, audited_citations
+from vcg_otel import AuditedResult, CitationViolation, audited_citations
+from vcg_otel.judge import JudgeResponse, Usage
 from vcg_otel.otel import semconv
 from vcg_otel.otel.background import runner
 

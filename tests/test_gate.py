@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from vcg_otel import Corpus, GateResult, NotFoundReason, quote_gate
+from vcg_otel import Corpus, quote_gate
+from vcg_otel.gate import GateResult, NotFoundReason
 
 DOCS = {
     "paper": (

@@ -13,15 +13,15 @@ from hypothesis import strategies as st
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 from cases import COMMON_WORDS, common_words_docs  # the benchmark's documents
 
-from vcg_otel import (
-    Corpus,
+from vcg_otel import Corpus, quote_gate, span_gate
+from vcg_otel.gate import (
     DocumentCache,
     NotFoundReason,
+    SearchBudget,
+    SearchLimitReached,
     normalize_with_map,
-    quote_gate,
-    span_gate,
+    parse_quote,
 )
-from vcg_otel.gate import SearchBudget, SearchLimitReached, parse_quote
 from vcg_otel.gate.corpus import corpus_for, default_cache
 from vcg_otel.gate.search import (
     DEFAULT_SEARCH_STEPS,

@@ -24,8 +24,8 @@ from opentelemetry.semconv._incubating.attributes import gen_ai_attributes as ga
 from opentelemetry.semconv.attributes.error_attributes import ERROR_TYPE
 from opentelemetry.trace import SpanKind, StatusCode
 
-from vcg_otel import JudgeResponse, Usage
 from vcg_otel.audit import Auditor, AuditReport
+from vcg_otel.judge import JudgeResponse, Usage
 from vcg_otel.otel import semconv
 from vcg_otel.otel.content import ContentPolicy
 from vcg_otel.otel.metrics import instruments_for, record_metrics

@@ -9,7 +9,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from vcg_otel import Corpus, normalize, normalize_with_map, quote_gate
+from vcg_otel import Corpus, normalize, quote_gate
+from vcg_otel.gate import normalize_with_map
 
 # The table: raw document text, and the quote a reader of the rendered text writes.
 READER_QUOTES = [

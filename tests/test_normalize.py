@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from vcg_otel import normalize, normalize_with_map
+from vcg_otel.gate import normalize, normalize_with_map
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from vcg_otel import NotFoundReason, span_gate
+from vcg_otel import span_gate
+from vcg_otel.gate import NotFoundReason
 
 DOC = "Intro text. The reranker improves accuracy by 4.2%. Closing remarks follow here."
 DOCS = {"d": DOC}
