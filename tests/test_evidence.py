@@ -209,3 +209,23 @@ def test_the_quoteless_stage_checks_the_source_then_locates_the_claim() -> None:
         assert fabricated is not None and fabricated.unknown and fabricated.evidence is None
         assert stage.check(None, claim) is None
     assert QuotelessStage({}).check("1", claim) is None  # no documents: nothing is unknown
+
+
+def test_span_attributes_carry_the_resolution_top_passage_and_signal() -> None:
+    from vcg_otel.evidence import evidence_attributes
+    from vcg_otel.otel import semconv
+
+    docs = {k: ABSTRACTS[k] for k in KEYS[:5]}
+    claim = bench.make_claim(ABSTRACTS[KEYS[4]].split(". ")[1], random.Random(1))
+    found = QuotelessStage(docs).check(KEYS[0], claim)
+    attrs = evidence_attributes(found)
+    assert found is not None and found.evidence is not None and found.evidence.signal
+    top = found.evidence.passages[0]
+    assert attrs[semconv.EVIDENCE_RESOLUTION] == "id"
+    assert (attrs[semconv.EVIDENCE_DOCUMENT_ID], attrs[semconv.EVIDENCE_START],
+            attrs[semconv.EVIDENCE_END]) == (top.document_id, top.start, top.end)
+    assert attrs[semconv.EVIDENCE_SIGNAL_DOCUMENT_ID] == KEYS[4]
+    assert attrs[semconv.EVIDENCE_SIGNAL_SCORE] > attrs[semconv.EVIDENCE_SIGNAL_CITED_SCORE]
+    unknown = evidence_attributes(QuotelessStage(docs).check("smith-2027", claim))
+    assert unknown == {semconv.EVIDENCE_RESOLUTION: "unresolved"}
+    assert evidence_attributes(None) == {}

@@ -48,6 +48,7 @@ from typing import Any, Literal
 from ._lru import BoundedLRU
 from .documents import DocumentSet
 from .gate.normalize import normalize
+from .otel import semconv
 
 __all__ = [
     "DEFAULT_TOP_K",
@@ -63,6 +64,7 @@ __all__ = [
     "SourceEvidence",
     "check_source",
     "claim_terms",
+    "evidence_attributes",
     "sentence_spans",
 ]
 
@@ -508,3 +510,27 @@ class QuotelessStage:
         if self._locator is None:
             self._locator = EvidenceLocator(docs)
         return SourceEvidence(source, self._locator.locate(claim, source.group, top_k=self.top_k))
+
+
+def evidence_attributes(found: SourceEvidence | None) -> dict[str, str | int | float]:
+    """The ``citation.check`` span attributes of a quote-less citation's stage 1 (names in
+    :mod:`vcg_otel.otel.semconv`); empty for a citation with a quote."""
+    if found is None:
+        return {}
+    attrs: dict[str, str | int | float] = {semconv.EVIDENCE_RESOLUTION: found.source.resolution}
+    ev = found.evidence
+    if ev is None:
+        return attrs
+    attrs[semconv.EVIDENCE_PASSAGES] = len(ev.passages)
+    attrs[semconv.EVIDENCE_SCORE] = round(ev.score, 4)
+    attrs[semconv.EVIDENCE_COVERAGE] = round(ev.coverage, 4)
+    if ev.passages:
+        top = ev.passages[0]
+        attrs[semconv.EVIDENCE_DOCUMENT_ID] = top.document_id
+        attrs[semconv.EVIDENCE_START] = top.start
+        attrs[semconv.EVIDENCE_END] = top.end
+    if ev.signal is not None:
+        attrs[semconv.EVIDENCE_SIGNAL_DOCUMENT_ID] = ev.signal.document_id
+        attrs[semconv.EVIDENCE_SIGNAL_SCORE] = round(ev.signal.score, 4)
+        attrs[semconv.EVIDENCE_SIGNAL_CITED_SCORE] = round(ev.signal.cited_score, 4)
+    return attrs

@@ -40,6 +40,20 @@ GATE_MATCH_END = "citation.gate.match.end"
 GATE_MATCH_DOCUMENT_ID = "citation.gate.match.document_id"  # whose text the offsets index
 GATE_ELIDED = "citation.gate.elided"
 GATE_SOURCE_DOCUMENT_IDS = "citation.gate.source_document_ids"
+# Citations without quotes (vcg_otel.evidence): where the cited source led, the located evidence
+# (the top passage; offsets index that chunk's original text) and the misattribution signal
+# (another retrieved document matching clearly better: a signal, never a verdict).
+EVIDENCE_RESOLUTION = "citation.evidence.resolution"  # id | path | basename | stem | position
+#   | case_insensitive | unresolved (unresolved with documents: outcome unknown_source)
+EVIDENCE_DOCUMENT_ID = "citation.evidence.document_id"
+EVIDENCE_START = "citation.evidence.start"
+EVIDENCE_END = "citation.evidence.end"
+EVIDENCE_SCORE = "citation.evidence.score"  # BM25 of the best sentence of the cited source
+EVIDENCE_COVERAGE = "citation.evidence.coverage"  # share of the claim's term weight it holds
+EVIDENCE_PASSAGES = "citation.evidence.passages"  # passages located (the judge reads <= 3)
+EVIDENCE_SIGNAL_DOCUMENT_ID = "citation.evidence.signal.document_id"
+EVIDENCE_SIGNAL_SCORE = "citation.evidence.signal.score"
+EVIDENCE_SIGNAL_CITED_SCORE = "citation.evidence.signal.cited_score"
 JUDGE_VERDICT = "citation.judge.verdict"
 JUDGE_CONFIDENCE = "citation.judge.confidence"
 JUDGE_REASONING = "citation.judge.reasoning"  # content
