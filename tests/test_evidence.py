@@ -221,11 +221,13 @@ def test_span_attributes_carry_the_resolution_top_passage_and_signal() -> None:
     attrs = evidence_attributes(found)
     assert found is not None and found.evidence is not None and found.evidence.signal
     top = found.evidence.passages[0]
-    assert attrs[semconv.EVIDENCE_RESOLUTION] == "id"
+    assert attrs[semconv.CITATION_DOCUMENT_RESOLUTION] == "id"
+    assert attrs[semconv.CITATION_DOCUMENT_GROUP_SIZE] == 1
     assert (attrs[semconv.EVIDENCE_DOCUMENT_ID], attrs[semconv.EVIDENCE_START],
             attrs[semconv.EVIDENCE_END]) == (top.document_id, top.start, top.end)
     assert attrs[semconv.EVIDENCE_SIGNAL_DOCUMENT_ID] == KEYS[4]
     assert attrs[semconv.EVIDENCE_SIGNAL_SCORE] > attrs[semconv.EVIDENCE_SIGNAL_CITED_SCORE]
     unknown = evidence_attributes(QuotelessStage(docs).check("smith-2027", claim))
-    assert unknown == {semconv.EVIDENCE_RESOLUTION: "unresolved"}
+    assert unknown == {semconv.CITATION_DOCUMENT_RESOLUTION: "unresolved",
+                       semconv.CITATION_DOCUMENT_GROUP_SIZE: 0}
     assert evidence_attributes(None) == {}

@@ -517,7 +517,9 @@ def evidence_attributes(found: SourceEvidence | None) -> dict[str, str | int | f
     :mod:`vcg_otel.otel.semconv`); empty for a citation with a quote."""
     if found is None:
         return {}
-    attrs: dict[str, str | int | float] = {semconv.EVIDENCE_RESOLUTION: found.source.resolution}
+    attrs: dict[str, str | int | float] = {
+        semconv.CITATION_DOCUMENT_RESOLUTION: found.source.resolution,
+        semconv.CITATION_DOCUMENT_GROUP_SIZE: len(found.source.group)}
     ev = found.evidence
     if ev is None:
         return attrs

@@ -40,11 +40,10 @@ GATE_MATCH_END = "citation.gate.match.end"
 GATE_MATCH_DOCUMENT_ID = "citation.gate.match.document_id"  # whose text the offsets index
 GATE_ELIDED = "citation.gate.elided"
 GATE_SOURCE_DOCUMENT_IDS = "citation.gate.source_document_ids"
-# Citations without quotes (vcg_otel.evidence): where the cited source led, the located evidence
-# (the top passage; offsets index that chunk's original text) and the misattribution signal
-# (another retrieved document matching clearly better: a signal, never a verdict).
-EVIDENCE_RESOLUTION = "citation.evidence.resolution"  # id | path | basename | stem | position
-#   | case_insensitive | unresolved (unresolved with documents: outcome unknown_source)
+# Citations without quotes (vcg_otel.evidence): how the cited source resolved goes in
+# CITATION_DOCUMENT_RESOLUTION / _GROUP_SIZE (unresolved with documents: unknown_source); the
+# located evidence (the top passage; offsets index that chunk's original text) and the
+# misattribution signal (another retrieved document matching clearly better: never a verdict).
 EVIDENCE_DOCUMENT_ID = "citation.evidence.document_id"
 EVIDENCE_START = "citation.evidence.start"
 EVIDENCE_END = "citation.evidence.end"
