@@ -5,7 +5,7 @@ framework's spans nest under it), its check and judge spans, and the metrics.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from opentelemetry import context as otel_context
@@ -16,11 +16,13 @@ from opentelemetry.trace import Span, Status, StatusCode
 from .._version import __version__
 from ..audit import Auditor, AuditReport, Citation
 from ..documents import DocumentSet
+from ..judge.runner import LLMCall
 from ..otel import semconv
 from ..otel.content import ContentPolicy
 from ..otel.record import record
+from .answers import answer_citations
 
-__all__ = ["AuditScope", "audit_status", "record_audit"]
+__all__ = ["AuditScope", "OutputAuditor", "audit_status", "record_audit"]
 
 
 def audit_status(citations: Sequence[Citation], documents: DocumentSet) -> str:
@@ -130,3 +132,56 @@ def record_audit(auditor: Auditor, citations: Sequence[Citation], documents: Doc
     report = scope.finish(citations, documents, swallow=False)
     assert report is not None
     return report
+
+
+class OutputAuditor:
+    """What an integration that audits a framework's finished output needs: an audit span
+    (:meth:`scope`), then :meth:`audit` reads the citations and documents of the output,
+    audits, records and hands the report to ``on_report``. Never raises: reading or auditing
+    failures are recorded on the span.
+
+    Args: as for the integrations (``judge``, ``position_base``, ``id_keys``, ``on_report``,
+    ``tracer_provider``, ``meter_provider``, ``capture_content``).
+    """
+
+    def __init__(self, judge: LLMCall | None = None, *, position_base: int | None = None,
+                 id_keys: Sequence[str] = (),
+                 on_report: Callable[[AuditReport], None] | None = None,
+                 tracer_provider: Any = None, meter_provider: Any = None,
+                 capture_content: bool | None = None) -> None:
+        self.auditor = Auditor(judge)
+        self.position_base = position_base
+        self.id_keys = tuple(id_keys)
+        self.on_report = on_report
+        self._options = {"tracer_provider": tracer_provider, "meter_provider": meter_provider,
+                         "capture_content": capture_content}
+
+    def scope(self, parent: Context | None = None) -> AuditScope:
+        """A new ``citation_audit`` span (in ``parent``, default the current context)."""
+        return AuditScope(self.auditor, parent=parent, **self._options)
+
+    def _read(self, scope: AuditScope, output: Any,
+              answer: Any) -> tuple[list[Citation], DocumentSet] | None:
+        try:
+            documents = DocumentSet.from_sources(output, id_keys=self.id_keys,
+                                                 position_base=self.position_base)
+            return answer_citations(output if answer is None else answer), documents
+        except Exception as exc:
+            scope.error(exc)
+            return None
+
+    def _report(self, report: AuditReport | None) -> None:
+        if report is not None and self.on_report is not None:
+            self.on_report(report)
+
+    def audit(self, scope: AuditScope, output: Any, answer: Any = None) -> None:
+        """Audit ``output`` (its answer read from ``answer`` when given, e.g. streamed text)."""
+        work = self._read(scope, output, answer)
+        if work is not None:
+            self._report(scope.finish(*work))
+
+    async def aaudit(self, scope: AuditScope, output: Any, answer: Any = None) -> None:
+        """:meth:`audit` from async code."""
+        work = self._read(scope, output, answer)
+        if work is not None:
+            self._report(await scope.afinish(*work))

@@ -30,11 +30,9 @@ from opentelemetry import context as otel_context
 from opentelemetry import trace
 from opentelemetry.context import Context
 
-from ..audit import Auditor, AuditReport
-from ..documents import DocumentSet
+from ..audit import AuditReport
 from ..judge.runner import LLMCall
-from ._record import AuditScope
-from .answers import answer_citations
+from ._record import OutputAuditor
 
 __all__ = ["CitationAudit", "in_langchain_trace", "langchain_context"]
 
@@ -111,30 +109,11 @@ class CitationAudit(RunnableGenerator[Any, Any]):
                  on_report: Callable[[AuditReport], None] | None = None,
                  tracer_provider: Any = None, meter_provider: Any = None,
                  capture_content: bool | None = None) -> None:
-        self._auditor = Auditor(judge)
-        self._options = {"tracer_provider": tracer_provider, "meter_provider": meter_provider,
-                         "capture_content": capture_content}
-        self._position_base = position_base
-        self._id_keys = tuple(id_keys)
-        self._on_report = on_report
+        self._audits = OutputAuditor(
+            judge, position_base=position_base, id_keys=id_keys, on_report=on_report,
+            tracer_provider=tracer_provider, meter_provider=meter_provider,
+            capture_content=capture_content)
         super().__init__(self._pass_through, self._apass_through, name="CitationAudit")
-
-    def _scope(self) -> AuditScope:
-        return AuditScope(self._auditor, parent=langchain_context(), **self._options)
-
-    def _read(self, scope: AuditScope, output: Any) -> tuple[list[Any], DocumentSet] | None:
-        """Citations and documents of the output; ``None`` (recorded) if reading it failed."""
-        try:
-            documents = DocumentSet.from_sources(output, id_keys=self._id_keys,
-                                                 position_base=self._position_base)
-            return answer_citations(output), documents
-        except Exception as exc:
-            scope.error(exc)
-            return None
-
-    def _done(self, report: AuditReport | None) -> None:
-        if report is not None and self._on_report is not None:
-            self._on_report(report)
 
     def _pass_through(self, chunks: Iterator[Any]) -> Iterator[Any]:
         total = None
@@ -143,10 +122,7 @@ class CitationAudit(RunnableGenerator[Any, Any]):
                 total = _add(total, chunk)
                 yield chunk
         finally:
-            scope = self._scope()
-            work = self._read(scope, total)
-            if work is not None:
-                self._done(scope.finish(*work))
+            self._audits.audit(self._audits.scope(langchain_context()), total)
 
     async def _apass_through(self, chunks: AsyncIterator[Any]) -> AsyncIterator[Any]:
         total = None
@@ -155,7 +131,4 @@ class CitationAudit(RunnableGenerator[Any, Any]):
                 total = _add(total, chunk)
                 yield chunk
         finally:
-            scope = self._scope()
-            work = self._read(scope, total)
-            if work is not None:
-                self._done(await scope.afinish(*work))
+            await self._audits.aaudit(self._audits.scope(langchain_context()), total)

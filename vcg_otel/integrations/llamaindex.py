@@ -30,11 +30,9 @@ from llama_index.core.base.response.schema import (
 )
 from llama_index.core.schema import QueryBundle
 
-from ..audit import Auditor, AuditReport
-from ..documents import DocumentSet
+from ..audit import AuditReport
 from ..judge.runner import LLMCall
-from ._record import AuditScope
-from .answers import answer_citations
+from ._record import AuditScope, OutputAuditor
 
 __all__ = ["AuditedQueryEngine"]
 
@@ -59,41 +57,13 @@ class AuditedQueryEngine(BaseQueryEngine):
                  capture_content: bool | None = None) -> None:
         super().__init__(callback_manager=engine.callback_manager)
         self.engine = engine
-        self._auditor = Auditor(judge)
-        self._options = {"tracer_provider": tracer_provider, "meter_provider": meter_provider,
-                         "capture_content": capture_content}
-        self._position_base = position_base
-        self._id_keys = tuple(id_keys)
-        self._on_report = on_report
+        self._audits = OutputAuditor(
+            judge, position_base=position_base, id_keys=id_keys, on_report=on_report,
+            tracer_provider=tracer_provider, meter_provider=meter_provider,
+            capture_content=capture_content)
 
     def _get_prompt_modules(self) -> dict[str, Any]:
         return {"engine": self.engine}
-
-    # -- reading a response --------------------------------------------------------------------
-
-    def _read(self, scope: AuditScope, response: Any,
-              text: str | None = None) -> tuple[list[Any], DocumentSet] | None:
-        try:
-            documents = DocumentSet.from_sources(response, id_keys=self._id_keys,
-                                                 position_base=self._position_base)
-            return answer_citations(response if text is None else text), documents
-        except Exception as exc:
-            scope.error(exc)
-            return None
-
-    def _done(self, report: AuditReport | None) -> None:
-        if report is not None and self._on_report is not None:
-            self._on_report(report)
-
-    def _audit(self, scope: AuditScope, response: Any, text: str | None = None) -> None:
-        work = self._read(scope, response, text)
-        if work is not None:
-            self._done(scope.finish(*work))
-
-    async def _aaudit(self, scope: AuditScope, response: Any, text: str | None = None) -> None:
-        work = self._read(scope, response, text)
-        if work is not None:
-            self._done(await scope.afinish(*work))
 
     # -- streams -------------------------------------------------------------------------------
 
@@ -105,7 +75,7 @@ class AuditedQueryEngine(BaseQueryEngine):
                 parts.append(token)
                 yield token
         finally:
-            self._audit(scope, response, "".join(parts))
+            self._audits.audit(scope, response, "".join(parts))
 
     async def _astream(self, scope: AuditScope, response: AsyncStreamingResponse,
                        tokens: AsyncIterator[str]) -> AsyncGenerator[str, None]:
@@ -115,12 +85,12 @@ class AuditedQueryEngine(BaseQueryEngine):
                 parts.append(token)
                 yield token
         finally:
-            await self._aaudit(scope, response, "".join(parts))
+            await self._audits.aaudit(scope, response, "".join(parts))
 
     # -- the engine ----------------------------------------------------------------------------
 
     def _query(self, query_bundle: QueryBundle) -> RESPONSE_TYPE:
-        scope = AuditScope(self._auditor, **self._options)
+        scope = self._audits.scope()
         token = scope.current()
         try:
             response = self.engine.query(query_bundle)
@@ -132,11 +102,11 @@ class AuditedQueryEngine(BaseQueryEngine):
         if isinstance(response, StreamingResponse):  # audited when the stream ends
             response.response_gen = self._stream(scope, response, response.response_gen)
         else:
-            self._audit(scope, response)
+            self._audits.audit(scope, response)
         return response
 
     async def _aquery(self, query_bundle: QueryBundle) -> RESPONSE_TYPE:
-        scope = AuditScope(self._auditor, **self._options)
+        scope = self._audits.scope()
         token = scope.current()
         try:
             response = await self.engine.aquery(query_bundle)
@@ -150,5 +120,5 @@ class AuditedQueryEngine(BaseQueryEngine):
         elif isinstance(response, StreamingResponse):
             response.response_gen = self._stream(scope, response, response.response_gen)
         else:
-            await self._aaudit(scope, response)
+            await self._audits.aaudit(scope, response)
         return response
