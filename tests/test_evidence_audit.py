@@ -131,3 +131,31 @@ def test_a_claim_sharing_no_word_with_its_source_is_unrelated_without_a_call() -
     r = Auditor(judge).audit([Citation("zebra xylophone", "3")], DOCS).results[0]
     assert r.outcome is Outcome.UNRELATED and r.judge_skipped == "no_evidence"
     assert not judge.calls and r.verdict is None
+
+
+def test_the_decorator_records_unknown_sources_as_fabrications_in_spans_and_metrics() -> None:
+    from test_decorator import Telemetry
+
+    from vcg_otel import audited_citations
+    from vcg_otel.otel import semconv
+
+    telemetry = Telemetry()
+    judge = Recorder()
+
+    @audited_citations(judge=judge, **telemetry.providers,
+                       citations=lambda args, result: [
+                           m.citation for m in marked_claims(result["answer"])])
+    def answer(question: str) -> dict[str, object]:
+        return {"answer": f"{CLAIM} [3]. It also cures cancer [7].",
+                "documents": [{"id": k, "text": ABSTRACTS[k]} for k in KEYS[:5]]}
+
+    answer("what?")
+    checks = sorted(telemetry.spans(semconv.SPAN_CHECK),
+                    key=lambda s: (s.attributes or {})[semconv.CITATION_INDEX])
+    labels = [((s.attributes or {})[semconv.EVAL_LABEL], (s.attributes or {})[semconv.EVAL_SCORE])
+              for s in checks]
+    assert labels == [("supports", 0.0), ("unknown_source", 1.0)]
+    finals = {p["citation.verdict"]: v for p, v in telemetry.metric_points(semconv.METRIC_AUDITS)
+              if p[semconv.ATTR_STAGE] == semconv.STAGE_FINAL}
+    assert finals == {"supports": 1, "unknown_source": 1}
+    assert len(judge.calls) == 1
