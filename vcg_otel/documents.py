@@ -58,9 +58,9 @@ from typing import Any
 from .audit.models import Citation
 from .extract import _BUDGET, Budget, _get, document_id
 from .extract import _doc_text as _text
-from .gate import Corpus, GateMatch, parse_quote, quote_gate, span_gate
+from .gate import Corpus, GateMatch, GateResult, NotFoundReason, parse_quote, quote_gate, span_gate
 from .gate.api import MAX_QUOTE_CHARS
-from .gate.search import DEFAULT_MAX_GAP
+from .gate.search import DEFAULT_MAX_GAP, SearchBudget, SearchLimitReached
 
 __all__ = [
     "DOCUMENT_KEYS",
@@ -388,11 +388,15 @@ class DocumentSet(Corpus):
 
     # -- the gate ------------------------------------------------------------------------------
 
-    def gate(self, citation: Citation, max_gap: int = DEFAULT_MAX_GAP) -> ResolvedMatch | None:
+    def gate(self, citation: Citation, max_gap: int = DEFAULT_MAX_GAP,
+             budget: SearchBudget | None = None) -> ResolvedMatch | None:
         """Check one citation against the chunks its identifier names.
 
         Returns ``None`` when nothing can be checked: the citation has neither a quote nor
         offsets, or there are no documents at all (the citation is then ``unverifiable``).
+        ``budget`` bounds the search of the whole group (by default one quote's budget per
+        gate call); when it runs out the result is ``not_found`` with reason
+        ``search_limit``, never ``found`` and never ``no_match``.
         """
         if len(self) == 0:
             return None
@@ -403,7 +407,7 @@ class DocumentSet(Corpus):
             last = None
             for key in group or (cited or "",):
                 last = span_gate(key, citation.start, citation.end, self, quote=citation.quote,
-                                 chunk=citation.chunk, max_gap=max_gap)
+                                 chunk=citation.chunk, max_gap=max_gap, budget=budget)
                 if last.found:
                     break
             assert last is not None
@@ -412,17 +416,27 @@ class DocumentSet(Corpus):
         if quote is None:
             return None
         if not group:  # unresolvable: the plain gate says misattributed or unknown_document
-            return _resolved(quote_gate(quote, None, self, max_gap=max_gap), cited, how, group)
+            match = quote_gate(quote, None, self, max_gap=max_gap, budget=budget)
+            return _resolved(match, cited, how, group)
+        if budget is None:  # one budget for the whole group, as for one quote_gate call
+            budget = SearchBudget()
         if len(quote) <= MAX_QUOTE_CHARS:
             parsed = parse_quote(quote)
             if not parsed.empty:
                 for key in group:
-                    if self.find_in(key, parsed, max_gap) is not None:
-                        match = quote_gate(quote, key, self, max_gap=max_gap)
+                    try:
+                        where = self.find_in(key, parsed, max_gap, budget)
+                    except SearchLimitReached:
+                        limited = GateMatch(GateResult.NOT_FOUND, key,
+                                            reason=NotFoundReason.SEARCH_LIMIT)
+                        return _resolved(limited, cited, how, group)
+                    if where is not None:
+                        match = quote_gate(quote, key, self, max_gap=max_gap, budget=budget)
                         return _resolved(match, cited, how, group)
         # In no chunk of the group: the plain gate against the first one excludes it, and the
         # others were just searched, so anything it finds is outside the group.
-        return _resolved(quote_gate(quote, group[0], self, max_gap=max_gap), cited, how, group)
+        match = quote_gate(quote, group[0], self, max_gap=max_gap, budget=budget)
+        return _resolved(match, cited, how, group)
 
 
 def _unique(keys: Iterable[str]) -> tuple[str, ...]:

@@ -30,9 +30,10 @@ from .._aio import run_sync
 from .._executor import DaemonExecutor
 from ..documents import DocumentSet
 from ..evidence import QuotelessStage, SourceEvidence
-from ..gate import DEFAULT_MAX_GAP, GateMatch, quote_gate, span_gate
+from ..gate import DEFAULT_MAX_GAP, GateMatch, NotFoundReason, quote_gate, span_gate
 from ..gate.api import Documents, as_corpus
 from ..gate.corpus import Corpus
+from ..gate.search import DEFAULT_SEARCH_STEPS, SearchBudget
 from ..judge.evidence_prompt import EVIDENCE_PROMPT_VERSION, prepare_evidence
 from ..judge.prompt import PROMPT_VERSION
 from ..judge.runner import (
@@ -52,8 +53,14 @@ from .models import AuditReport, AuditResult, Citation, Outcome
 if TYPE_CHECKING:
     import asyncio
 
-__all__ = ["MAX_REENTRY", "Auditor", "audit_citation"]
+__all__ = ["AUDIT_SEARCH_STEPS", "MAX_REENTRY", "Auditor", "audit_citation"]
 
+#: The gate's work for one whole audit, in search steps (about half a microsecond each: some
+#: 100 ms of CPU at worst, shared by every citation of the answer; one quote never gets more
+#: than its own default budget). A citation reached after it is spent is ``unverifiable``
+#: (``search_limit``), never ``not_found``: the host's latency stays bounded whatever the
+#: answer holds, and the fabrication rate counts only quotes shown to be absent.
+AUDIT_SEARCH_STEPS = 200_000
 #: How deep a judge may call back into audits of its own auditor.
 MAX_REENTRY = 4
 # The auditors whose judge call is running in this context, innermost last. Copied into the
@@ -215,16 +222,16 @@ class Auditor:
 
     # -- stage 1 ---------------------------------------------------------------------------
 
-    def _gate_one(self, c: Citation, corpus: Corpus) -> GateMatch | None:
+    def _gate_one(self, c: Citation, corpus: Corpus, budget: SearchBudget) -> GateMatch | None:
         if isinstance(corpus, DocumentSet):  # ids resolve to chunk groups (documents.py)
-            return corpus.gate(c, self.max_gap)
+            return corpus.gate(c, self.max_gap, budget)
         if c.has_offsets:
             assert c.start is not None and c.end is not None
             return span_gate(c.document_id or "", c.start, c.end, corpus, quote=c.quote,
-                             chunk=c.chunk, max_gap=self.max_gap)
+                             chunk=c.chunk, max_gap=self.max_gap, budget=budget)
         if c.quote is None:
             return None
-        return quote_gate(c.quote, c.document_id, corpus, max_gap=self.max_gap)
+        return quote_gate(c.quote, c.document_id, corpus, max_gap=self.max_gap, budget=budget)
 
     def _gate_all(
         self, citations: Iterable[Citation | Mapping[str, Any]], documents: Documents
@@ -240,10 +247,15 @@ class Auditor:
         results: list[AuditResult] = []
         pending: list[_Pending] = []
         quoteless = QuotelessStage(corpus)  # citations without a quote (vcg_otel.evidence)
+        # The gate's work is bounded per quote and per audit: each quote gets at most one
+        # quote's budget, taken from what the audit has left (see AUDIT_SEARCH_STEPS).
+        left = AUDIT_SEARCH_STEPS
         for index, c in enumerate(items):
             started_ns = time.time_ns()
             t0 = time.perf_counter()
-            gate = self._gate_one(c, corpus)
+            budget = SearchBudget(max(1, min(DEFAULT_SEARCH_STEPS, left)))
+            gate = self._gate_one(c, corpus, budget)
+            left -= budget.used
             located = (quoteless.check(c.document_id, c.claim)
                        if gate is None and c.quote is None and not c.has_offsets else None)
             seconds = time.perf_counter() - t0
@@ -251,6 +263,10 @@ class Auditor:
                 outcome, skipped = self._quoteless(index, c, located, pending)
             elif gate is None:
                 outcome, skipped = Outcome.UNVERIFIABLE, "unverifiable"
+            elif gate.reason is NotFoundReason.SEARCH_LIMIT:
+                # Not shown absent, only not searched to the end: calling it a fabrication
+                # would page someone for our own limit. Never found either (fail closed).
+                outcome, skipped = Outcome.UNVERIFIABLE, "search_limit"
             elif not gate.found:
                 outcome, skipped = Outcome(gate.result.value), "gate_rejected"
             elif self.judge is None:
