@@ -80,6 +80,23 @@ def test_changed_number_or_percent_is_not_found() -> None:
     assert gate("improves accuracy by 4.2") == "not_found"  # the % dropped
 
 
+_DOSE = {"d": "Mice received -2.5 mg/kg at night; the control arm got (\u22121.5 mg/kg) at dawn "
+              "and the third arm 10-20 mg/kg of COVID-19 serum."}
+
+
+@pytest.mark.parametrize("quote", ["2.5 mg/kg at night", "1.5 mg/kg", ".5 mg/kg at night"])
+def test_quote_that_drops_a_minus_sign_is_not_found(quote: str) -> None:
+    assert quote_gate(quote, "d", _DOSE) == "not_found"
+
+
+def test_signed_numbers_and_hyphens_that_join_still_match() -> None:
+    assert quote_gate("-2.5 mg/kg at night", "d", _DOSE) == "found"
+    assert quote_gate("received \u22122.5 mg/kg", "d", _DOSE) == "found"  # U+2212 = hyphen-minus
+    assert quote_gate("\u22121.5 mg/kg", "d", _DOSE) == "found"
+    assert quote_gate("20 mg/kg of COVID-19 serum", "d", _DOSE) == "found"  # a range, no sign
+    assert quote_gate("19 serum", "d", _DOSE) == "found"
+
+
 def test_quote_cut_inside_a_word_is_not_found() -> None:
     assert gate("mproves accuracy") == "not_found"
     assert gate("improves accura") == "not_found"

@@ -66,3 +66,23 @@ def test_offsets_point_at_original_text_that_normalizes_to_the_quote(
     assert m.start is not None and m.end is not None
     assert doc[m.start:m.end] == m.text
     assert strip_edges(normalize(m.text or "")) == strip_edges(normalize(passage))
+
+
+_ascii_word = st.text(st.sampled_from("abcdefghij"), min_size=1, max_size=6)
+_number = st.from_regex(r"\A[0-9]{1,4}(?:[.,][0-9]{1,3})?\Z")
+
+
+@settings(max_examples=300, deadline=None)
+@given(before=st.lists(_ascii_word, max_size=4), after=st.lists(_ascii_word, min_size=1,
+                                                                 max_size=4),
+       opener=st.sampled_from([" ", " (", " = ", "\n", ": "]),
+       sign=st.sampled_from(["-", "\u2212", "\u2013", "\ufe63", "\uff0d"]),
+       number=_number, unit=st.sampled_from(["", "%", " mg/kg", "\u00b0C"]))
+def test_dropping_a_leading_minus_sign_never_matches(
+    before: list[str], after: list[str], opener: str, sign: str, number: str, unit: str
+) -> None:
+    """The sign is part of the number: a quote that starts after it changes the number."""
+    tail = f"{number}{unit} {' '.join(after)}"
+    doc = {"d": f"{' '.join(before)}{opener}{sign}{tail}."}
+    assert quote_gate(tail, "d", doc) == "not_found"
+    assert quote_gate(sign + tail, "d", doc) == "found"

@@ -11,6 +11,8 @@ version]``), so they are read literally first: the whole quote is searched as wr
 any editorial reading. A quote whose letters and digits are mostly inside bracketed insertions
 is read literally only (it would otherwise be "found" on the strength of the few words outside
 its brackets), and a quote with insertions and ellipses is also tried with its brackets kept.
+An insertion at either end of a quote (``… e.g. Annotated[int, Len(5)]``) is checked against
+the original too: it may not stand for a bracket that is right there in the document.
 """
 
 from __future__ import annotations
@@ -69,6 +71,8 @@ class ParsedQuote:
             insertions, so the document text there may not itself hold square brackets.
         literal: the quote split at its ellipses only, its brackets kept as text; empty unless
             the quote has both bracketed insertions and ellipses (else ``needle`` covers it).
+        edges: (before, after): a bracketed insertion stands before the first piece / after
+            the last, so the document may not have a square bracket right there.
     """
 
     needle: str
@@ -76,6 +80,7 @@ class ParsedQuote:
     elided: bool
     gaps: tuple[bool, ...] = ()
     literal: tuple[str, ...] = ()
+    edges: tuple[bool, bool] = (False, False)
 
     @property
     def empty(self) -> bool:
@@ -84,9 +89,9 @@ class ParsedQuote:
 
 
 def _split(quote: str, marks: list[re.Match[str]], insertions: bool
-           ) -> tuple[tuple[str, ...], tuple[bool, ...], bool]:
-    """(pieces, gaps, elided) for ``quote`` cut at ``marks``; insertions kept as text unless
-    ``insertions``."""
+           ) -> tuple[tuple[str, ...], tuple[bool, ...], bool, tuple[bool, bool]]:
+    """(pieces, gaps, elided, edges) for ``quote`` cut at ``marks``; insertions kept as text
+    unless ``insertions``."""
     raw: list[str] = []
     kinds: list[bool] = []  # per cut: True for an insertion, False for an ellipsis
     current: list[str] = []
@@ -112,16 +117,21 @@ def _split(quote: str, marks: list[re.Match[str]], insertions: bool
     pieces: list[str] = []
     gaps: list[bool] = []
     bracket_only = True  # every cut since the last kept piece was an insertion
+    lead = trail = False  # an insertion among the cuts before the first / after the last piece
     for k, text in enumerate(raw):
         if k:
             bracket_only = bracket_only and kinds[k - 1]
+            trail = trail or kinds[k - 1]
         piece = strip_edges(normalize(text))
         if _has_word(piece):
             if pieces:
                 gaps.append(bracket_only)
+            else:
+                lead = trail
             pieces.append(piece)
             bracket_only = True
-    return tuple(pieces), tuple(gaps), elided
+            trail = False
+    return tuple(pieces), tuple(gaps), elided, (lead, trail)
 
 
 def parse_quote(quote: str) -> ParsedQuote:
@@ -137,10 +147,10 @@ def parse_quote(quote: str) -> ParsedQuote:
         return plain
     inserted = sum(_alnum_count(m.group()) for m in marks if m.lastgroup == "insertion")
     editorial = inserted * 2 < _alnum_count(quote)  # brackets hold less than half the words
-    pieces, gaps, elided = _split(quote, marks, insertions=editorial)
+    pieces, gaps, elided, edges = _split(quote, marks, insertions=editorial)
     if not elided:
         return plain
     literal: tuple[str, ...] = ()
     if editorial and inserted and any(m.lastgroup == "ellipsis" for m in marks):
         literal = _split(quote, marks, insertions=False)[0]
-    return ParsedQuote(needle, pieces, True, gaps, literal)
+    return ParsedQuote(needle, pieces, True, gaps, literal, edges)

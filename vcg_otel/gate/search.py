@@ -3,12 +3,14 @@
 Two rules make a match honest:
 
 * **Whole words at the edges.** A quote that starts or ends inside a word, or cuts a number
-  short (``5`` inside ``5%``, ``2.5`` or ``50``), is not a match. Scripts written without
+  short (``5`` inside ``5%``, ``2.5`` or ``50``, ``2.5`` after the sign of ``-2.5``), is not
+  a match. Scripts written without
   spaces (CJK, Thai, …) have no word edges, so the rule does not apply to them.
 * **Elided pieces stay in one passage.** Pieces of an elided quote occur in order, each gap at
   most ``max_gap`` normalized characters and free of paragraph breaks in the original. A gap
   that stands for an editorial insertion (``it [the model] improves``) may not hold square
-  brackets: an editorial bracket never stands for text that is bracketed in the original.
+  brackets: an editorial bracket never stands for text that is bracketed in the original. An
+  insertion at an end of the quote may not stand next to a bracket of the original either.
 
 The work is bounded by design. The pieces of an elided quote are chained by one left-to-right
 pass that keeps, for each piece, the occurrences reachable from a chain of the pieces before
@@ -123,19 +125,34 @@ def is_spaced_word_char(ch: str) -> bool:
     )
 
 
-def _left_ok(hay: str, pos: int, needle: str) -> bool:
+def _left_ok(hay: str, pos: int, needle: str, bracket: bool = False) -> bool:
+    """``needle`` may start at ``pos``: not inside a word or a number, nor right after the
+    minus sign of a number; after a bracket only if no editorial insertion stands before it
+    (``bracket``)."""
     if pos == 0:
         return True
     first, before = needle[0], hay[pos - 1]
+    if bracket and hay[pos - 2 if before == " " and pos >= 2 else pos - 1] == "]":
+        return False
     if is_spaced_word_char(first) and is_spaced_word_char(before):
         return False
-    return not (first.isdigit() and before in ".," and pos >= 2 and hay[pos - 2].isdigit())
+    if not first.isdigit():
+        return True
+    if before in ".," and pos >= 2 and hay[pos - 2].isdigit():
+        return False  # 5 of 2.5 or 1,500
+    # -2.5 (hyphen-minus, and U+2212 and en dash once normalized): the sign belongs to the
+    # number. A hyphen after a word or digit (10-20, COVID-19) joins, it is no sign.
+    return not (before == "-" and (pos < 2 or not is_spaced_word_char(hay[pos - 2])))
 
 
-def _right_ok(hay: str, end: int, needle: str) -> bool:
+def _right_ok(hay: str, end: int, needle: str, bracket: bool = False) -> bool:
+    """``needle`` may end at ``end``: not inside a word or a number, not before a ``%`` of its
+    number; before a bracket only if no editorial insertion stands after it (``bracket``)."""
     if end >= len(hay):
         return True
     last, after = needle[-1], hay[end]
+    if bracket and (after == "[" or (after == " " and hay[end + 1:end + 2] == "[")):
+        return False
     if is_spaced_word_char(last) and is_spaced_word_char(after):
         return False
     if last.isdigit():
@@ -156,13 +173,15 @@ class Span:
     elided: bool
 
 
-def _find_contiguous(hay: str, needle: str, budget: SearchBudget) -> Span | None:
+def _find_contiguous(hay: str, needle: str, budget: SearchBudget,
+                     edges: tuple[bool, bool] = (False, False)) -> Span | None:
     budget.scan(len(hay))
+    lead, trail = edges
     pos = hay.find(needle)
     while pos != -1:
         budget.spend()
         end = pos + len(needle)
-        if _left_ok(hay, pos, needle) and _right_ok(hay, end, needle):
+        if _left_ok(hay, pos, needle, lead) and _right_ok(hay, end, needle, trail):
             return Span(pos, end, ((pos, end),), False)
         pos = hay.find(needle, pos + 1)
     return None
@@ -180,13 +199,14 @@ class _Chain:
     and ``preds[k]`` the index of each one's predecessor among piece ``k - 1``'s.
     """
 
-    __slots__ = ("breaks", "budget", "doc", "done", "ends", "gaps", "hay", "lens", "max_gap",
-                 "pieces", "preds", "ptr", "starts")
+    __slots__ = ("breaks", "budget", "doc", "done", "edges", "ends", "gaps", "hay", "lens",
+                 "max_gap", "pieces", "preds", "ptr", "starts")
 
     def __init__(self, doc: NormalizedText, pieces: tuple[str, ...], gaps: tuple[bool, ...],
-                 max_gap: int, budget: SearchBudget) -> None:
-        self.doc, self.hay, self.pieces, self.max_gap, self.budget = (
-            doc, doc.text, pieces, max_gap, budget)
+                 max_gap: int, budget: SearchBudget,
+                 edges: tuple[bool, bool] = (False, False)) -> None:
+        self.doc, self.hay, self.pieces, self.max_gap, self.budget, self.edges = (
+            doc, doc.text, pieces, max_gap, budget, edges)
         self.gaps = gaps if len(gaps) == len(pieces) - 1 else (False,) * (len(pieces) - 1)
         self.lens = [len(p) for p in pieces]
         self.starts: list[list[int]] = [[] for _ in pieces]
@@ -212,10 +232,11 @@ class _Chain:
         size = len(piece)
         bound = stop + size - 1
         examined = 0
+        lead = self.edges[0]
         pos = hay.find(piece, self.done[0], bound)
         while pos != -1:
             examined += 1
-            if _left_ok(hay, pos, piece):
+            if _left_ok(hay, pos, piece, lead):
                 starts.append(pos)
                 ends.append(pos + size)
                 preds.append(-1)
@@ -256,6 +277,7 @@ class _Chain:
         prev = self.ends[k - 1]
         starts, ends, preds = self.starts[k], self.ends[k], self.preds[k]
         bracket_gap, last = self.gaps[k - 1], k == len(self.pieces) - 1
+        trail = self.edges[1]
         size = len(piece)
         bound = w_hi + size
         examined = 0
@@ -264,9 +286,9 @@ class _Chain:
             examined += 1
             j = bisect_right(prev, pos) - 1
             cursor = prev[j]
-            if pos - cursor <= max_gap and (not last or _right_ok(hay, pos + size, piece)) and (
-                pos == cursor or self._gap_ok(cursor, pos, bracket_gap)
-            ):
+            if (pos - cursor <= max_gap
+                    and (not last or _right_ok(hay, pos + size, piece, trail))
+                    and (pos == cursor or self._gap_ok(cursor, pos, bracket_gap))):
                 starts.append(pos)
                 ends.append(pos + size)
                 preds.append(j)
@@ -296,16 +318,17 @@ class _Chain:
 
 
 def _find_chain(doc: NormalizedText, pieces: tuple[str, ...], gaps: tuple[bool, ...],
-                max_gap: int, budget: SearchBudget) -> Span | None:
+                max_gap: int, budget: SearchBudget,
+                edges: tuple[bool, bool] = (False, False)) -> Span | None:
     hay = doc.text
     for piece in sorted(set(pieces), key=len, reverse=True):  # long pieces are the rare ones
         budget.scan(len(hay))
         if piece not in hay:
             return None
     if len(pieces) == 1:
-        span = _find_contiguous(hay, pieces[0], budget)
+        span = _find_contiguous(hay, pieces[0], budget, edges)
         return None if span is None else Span(span.start, span.end, span.pieces, True)
-    return _Chain(doc, pieces, gaps, max_gap, budget).run()
+    return _Chain(doc, pieces, gaps, max_gap, budget, edges).run()
 
 
 def find_quote(
@@ -336,5 +359,5 @@ def find_quote(
         if span is not None:
             return span
     if quote.elided:
-        return _find_chain(doc, quote.pieces, quote.gaps, max_gap, budget)
+        return _find_chain(doc, quote.pieces, quote.gaps, max_gap, budget, quote.edges)
     return None
