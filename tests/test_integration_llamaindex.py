@@ -2,8 +2,9 @@
 
 Real parts: SimpleDirectoryReader over the papers written as files (its metadata: file_name,
 file_path, ...), SentenceSplitter (several nodes per file, UUID node ids, ``ref_doc_id``),
-VectorStoreIndex with OpenAIEmbedding and OpenAILike over HTTP (tests/fake_openai.py, streaming
-included), the OpenInference LlamaIndex instrumentor, and a real Phoenix.
+VectorStoreIndex with OpenAIEmbedding and LlamaIndex's LiteLLM LLM over HTTP (tests/fake_openai.py,
+streaming included), the OpenInference LlamaIndex instrumentor, and a real Phoenix. (LiteLLM,
+not OpenAILike: llama-index-llms-openai caps openai below 3, which the Phoenix server needs.)
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any
 import pytest
 
 pytest.importorskip("llama_index.core")
-pytest.importorskip("llama_index.llms.openai_like")
+pytest.importorskip("llama_index.llms.litellm")
 pytest.importorskip("llama_index.embeddings.openai")
 
 from fake_openai import FakeOpenAI
@@ -40,7 +41,7 @@ from llama_index.core.base.response.schema import (
 )
 from llama_index.core.node_parser import SentenceSplitter
 from llama_index.embeddings.openai import OpenAIEmbedding
-from llama_index.llms.openai_like import OpenAILike
+from llama_index.llms.litellm import LiteLLM
 from phoenix_server import PhoenixServer
 
 from vcg_otel.audit import AuditReport
@@ -60,9 +61,9 @@ def index(tmp_path: Path, openai_server: FakeOpenAI) -> VectorStoreIndex:
         transformations=[SentenceSplitter(chunk_size=64, chunk_overlap=0)])
 
 
-def _llm(server: FakeOpenAI) -> OpenAILike:
-    return OpenAILike(api_base=server.base_url, api_key="sk-test", model="test-model",
-                      is_chat_model=True, context_window=16000, max_retries=0, timeout=10)
+def _llm(server: FakeOpenAI) -> LiteLLM:
+    return LiteLLM(model="openai/test-model", api_base=server.base_url, api_key="sk-test",
+                   max_retries=0, timeout=10)
 
 
 def _nodes(index: VectorStoreIndex, file_name: str) -> list[Any]:
