@@ -5,6 +5,8 @@ from __future__ import annotations
 import sys
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from vcg_otel.gate import normalize, normalize_with_map
 
@@ -146,3 +148,36 @@ def test_large_documents_normalize_in_chunks_with_the_same_result() -> None:
     assert chunked.text == whole.text
     for pos in (0, 17, len(whole.text) // 2, len(whole.text) - 5):
         assert chunked.original_span(pos, pos + 5) == whole.original_span(pos, pos + 5)
+
+
+# --- stage B finds its matches from candidate starts ----------------------------------------
+
+_normalize_module = sys.modules["vcg_otel.gate.normalize"]
+
+
+def test_no_whitespace_but_ascii_reaches_the_layout_stage() -> None:
+    """Stage B looks for ASCII whitespace only: every other whitespace character is folded to a
+    space by stage A, in the translate path, and in what markup decodes (``&nbsp;``)."""
+    spaces = [chr(c) for c in range(0x80, 0x110000) if chr(c).isspace()]
+    assert len(spaces) == 19  # U+0085, U+00A0, U+1680, U+2000..U+200A, U+2028.., U+3000
+    for ch in spaces:
+        assert _normalize_module._char_info(ch)[0] == " ", hex(ord(ch))
+        assert normalize(f"a{ch}b") == "a b"
+        assert normalize_with_map(f"\u00e9{ch}b").text == "\u00e9 b"
+    assert normalize("a&nbsp;&#x2003;b") == "a b"
+
+
+_layout_text = st.lists(st.sampled_from(
+    ["a", "b", " ", " ", "  ", "-", "--", "\n", "\r\n", "\r", "\t", "\x0b", "\x0c", "\x1c",
+     "\x1f", "1", ".", "\u00e9", "_"]), max_size=16).map("".join)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(text=_layout_text, bounds=st.tuples(st.integers(0, 40), st.integers(0, 40)))
+def test_layout_matches_from_candidate_starts_equal_a_full_regex_scan(
+    text: str, bounds: tuple[int, int]
+) -> None:
+    lead, stop = min(bounds[0], len(text)), min(max(bounds), len(text))
+    fast = [m.span() for m in _normalize_module._layout_matches(text, lead, stop)]
+    full = [m.span() for m in _normalize_module._LAYOUT.finditer(text, lead, stop)]
+    assert fast == full
