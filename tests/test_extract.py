@@ -87,6 +87,52 @@ def test_openai_file_citations_are_recorded_as_unverifiable() -> None:
     assert Auditor().audit([c], {"file-abc": DOC}).results[0].outcome is Outcome.UNVERIFIABLE
 
 
+def test_a_cohere_span_citing_two_sources_gives_two_citations_of_the_span() -> None:
+    response = SimpleNamespace(message=SimpleNamespace(citations=[
+        {"start": 0, "end": 13, "text": "Accuracy rose",
+         "sources": [{"type": "document", "id": "doc-0", "document": {"text": DOC}},
+                     {"type": "document", "id": "doc-1", "document": {"text": DOC}}]},
+    ]))
+    got = extract_citations(response)
+    assert [(c.claim, c.document_id, c.quote) for c in got] == [
+        ("Accuracy rose", "doc-0", None), ("Accuracy rose", "doc-1", None)]
+    v1 = {"text": "x", "citations": [{"start": 0, "end": 1, "text": "x",
+                                      "document_ids": ["a", "b", "a"]}]}
+    assert [c.document_id for c in extract_citations(v1)] == ["a", "b"]
+
+
+def test_an_openai_file_citation_claims_the_sentence_carrying_it() -> None:
+    openai = pytest.importorskip("openai")
+    del openai
+    from openai.types.responses.response_output_text import AnnotationFileCitation
+
+    text = "Accuracy rose by 4.2%. Costs are unchanged."
+    block = {"type": "output_text", "text": text, "annotations": [
+        AnnotationFileCitation(type="file_citation", file_id="file-abc", filename="paper.pdf",
+                               index=22).model_dump()]}
+    (c,) = extract_citations({"output": [{"type": "message", "content": [block]}]})
+    assert (c.claim, c.document_id, c.quote) == ("Accuracy rose by 4.2%.", "file-abc", None)
+    no_offsets = {"content": text, "annotations": [{"type": "file_citation", "file_id": "f"}]}
+    (whole,) = extract_citations(no_offsets)  # kept, claiming the whole text
+    assert (whole.claim, whole.document_id) == (text, "f")
+
+
+def test_an_answer_with_numbered_markers_gives_one_citation_per_marker() -> None:
+    answer = ("The reranker improves accuracy by 4.2% [1][2]. It also cures cancer [7]. "
+              'Here "improves accuracy" is quoted nowhere.')
+    got = extract_citations(answer)
+    assert [(c.claim, c.document_id, c.quote) for c in got] == [
+        ("The reranker improves accuracy by 4.2%.", "1", None),
+        ("The reranker improves accuracy by 4.2%.", "2", None),
+        ("It also cures cancer.", "7", None)]
+    docs = {f"d{i}": DOC for i in range(5)}
+    report = Auditor().audit(got, docs)
+    assert [r.outcome for r in report.results] == [
+        Outcome.UNVERIFIABLE, Outcome.UNVERIFIABLE, Outcome.UNKNOWN_SOURCE]  # no judge
+    quoted = extract_citations('It "improves accuracy by 4.2%" [d1]. Also [2].')
+    assert [(c.document_id, c.quote) for c in quoted] == [("d1", "improves accuracy by 4.2%")]
+
+
 def test_inline_quotes_in_answer_text() -> None:
     answer = ('The method helps. It "improves accuracy by 4.2%" [paper]. '
               "Another claim cites \u201cgains vanish\u201d [blog]!")

@@ -55,7 +55,7 @@ from opentelemetry.trace import Span, Status, StatusCode
 from ._version import __version__
 from .audit import Auditor, AuditReport, Citation, VerdictCache
 from .documents import DocumentSet
-from .extract import Budget, citation_from_item, extract_citations
+from .extract import Budget, citations_from_item, extract_citations
 from .integrations.answers import answer_citations
 from .judge.runner import LLMCall, WindowConfig
 from .otel import semconv
@@ -375,11 +375,16 @@ def _consistent_items(items: list[Any], report: AuditReport) -> list[Any]:
     """Items of a result's ``citations`` list whose audit came out consistent.
 
     Items that are not recognisable citations were not audited: nothing vouches for them, so
-    they are dropped too.
+    they are dropped too. An item citing several sources (a Cohere span) gave one result per
+    source: it is kept only when all of them are consistent.
     """
-    recognised = [item for item in items if citation_from_item(item) is not None]
-    return [item for item, r in zip(recognised, report.results, strict=False)
-            if report.is_consistent(r)]
+    kept: list[Any] = []
+    results = iter(report.results)
+    for item in items:
+        mine = [r for _, r in zip(citations_from_item(item), results, strict=False)]
+        if mine and all(report.is_consistent(r) for r in mine):
+            kept.append(item)
+    return kept
 
 
 def _streamed(chunks: list[Any]) -> Any:

@@ -12,10 +12,14 @@ Citations:
       ``page_location``, ``content_block_location``, search-result locations) — the claim is
       the block's text, the document id is ``str(document_index)``;
     * Cohere responses (``message.citations`` or ``citations`` with ``sources`` /
-      ``document_ids``): answer spans without a quote — recorded as unverifiable;
+      ``document_ids``): answer spans without a quote, one citation per source, the span's
+      text as the claim (:func:`vcg_otel.markers.cohere_claims`);
     * OpenAI file citations (``annotations`` of type ``file_citation``): no quote unless the
-      annotation carries one — recorded as unverifiable, never as found;
-    * plain answer text with inline quotes: ``"quoted text" [doc-id]``.
+      annotation carries one; the claim is the sentence or clause carrying the annotation
+      (:func:`vcg_otel.markers.openai_claims`);
+    * plain answer text with inline quotes: ``"quoted text" [doc-id]``; answer text with no
+      inline quote is read for numbered, id or footnote markers (``... fell by 30% [3].``,
+      :func:`vcg_otel.markers.marked_claims`): quote-less citations, one per source.
 
 Documents: a mapping of id to text; a dict with a ``documents`` list; lists of strings, dicts
 (``id`` plus ``text``/``content``/``page_content``), LangChain ``Document`` (``page_content``,
@@ -48,8 +52,8 @@ from typing import Any
 
 from .audit.models import Citation
 
-__all__ = ["MAX_DEPTH", "MAX_ID_CHARS", "Budget", "citation_from_item", "document_id",
-           "extract_citations", "extract_documents"]
+__all__ = ["MAX_DEPTH", "MAX_ID_CHARS", "Budget", "citation_from_item", "citations_from_item",
+           "document_id", "extract_citations", "extract_documents"]
 
 #: Nested containers deeper than this are not searched (hostile or cyclic results).
 MAX_DEPTH = 6
@@ -242,28 +246,53 @@ def _anthropic(block_text: str, item: Any) -> Citation | None:
     return Citation(block_text, doc, quote, start, end)
 
 
-def _cohere(item: Any) -> Citation | None:
+def _charge(nodes: int) -> bool:
+    """Charge ``nodes`` to the running extraction's budget (``True``: there is none)."""
+    budget = _BUDGET.get()
+    return budget is None or budget.take(nodes)
+
+
+def _cohere(item: Any) -> list[Citation] | None:
+    """One citation per source of a Cohere span (``None``: not a Cohere citation)."""
+    from . import markers  # markers reads items with this module's _get
+
     sources = _get(item, "sources")
     ids = _get(item, "document_ids")
     if sources is None and ids is None:
         return None
-    doc = None
-    if _is_list(sources) and sources:
-        doc = _get(sources[0], "id")
-    elif _is_list(ids) and ids:
-        doc = ids[0]
-    claim = _str_or_none(_get(item, "text")) or ""
-    return Citation(claim, document_id(doc), None)
+    listed = sources if _is_list(sources) else ids if _is_list(ids) else ()
+    if not _charge(len(listed)):  # each source is read: the walk pays for it
+        return []
+    found = [m.citation for m in markers.cohere_claims(item)]
+    return found or [Citation(_str_or_none(_get(item, "text")) or "", None, None)]
 
 
-def _openai_annotation(text: str, item: Any) -> Citation | None:
-    kind = _get(item, "type")
-    if not isinstance(kind, str) or kind != "file_citation":
-        return None
-    inner = _get(item, "file_citation", item)
-    doc = _get(inner, "file_id") or _get(item, "file_id")
-    quote = _str_or_none(_get(inner, "quote"))
-    return Citation(text, document_id(doc), quote)
+def _openai_annotations(text: str, items: list[Any] | tuple[Any, ...]) -> list[Citation]:
+    """Citations of ``file_citation`` annotations on ``text``: a quote-less one claims the
+    sentence or clause carrying it; one with a quote (Assistants v1) or without usable
+    offsets claims the whole text, as before offsets were read."""
+    from . import markers
+
+    if not _charge(len(items)):
+        return []
+    cited: list[tuple[Any, str | None]] = []  # quote-less: (annotation, document id)
+    out: list[Citation] = []
+    for item in items:
+        kind = _get(item, "type")
+        if not isinstance(kind, str) or kind != "file_citation":
+            continue
+        inner = _get(item, "file_citation", item)
+        doc = document_id(_get(inner, "file_id") or _get(item, "file_id"))
+        quote = _str_or_none(_get(inner, "quote"))
+        if quote is not None:
+            out.append(Citation(text, doc, quote))
+        else:
+            cited.append((item, doc))
+    claims = markers.openai_claims(text, [item for item, _ in cited])
+    located = {m.citation.document_id for m in claims}
+    out.extend(m.citation for m in claims)
+    out.extend(Citation(text, doc, None) for _, doc in cited if doc not in located)
+    return out
 
 
 def _inline(text: str, walk: _Walk) -> list[Citation]:
@@ -284,6 +313,11 @@ def _inline(text: str, walk: _Walk) -> list[Citation]:
         hi = stop.end() if stop else len(text)
         claim = text[max(lo, m.start() - MAX_CLAIM_CONTEXT):min(hi, m.end() + MAX_CLAIM_CONTEXT)]
         found.append(Citation(claim.strip(), document_id(m.group("doc")), m.group("quote")))
+    if not found and endpos and walk.budget.take(text.count("[", 0, endpos)):
+        from . import markers  # no inline quote: numbered, id or footnote markers
+
+        # a node per bracket, paid before the work: the markers' cost is linear in them
+        found = [m.citation for m in markers.marked_claims(text[:endpos])]
     return found
 
 
@@ -303,23 +337,29 @@ def _content_blocks(blocks: Iterable[Any], walk: _Walk, depth: int) -> list[Cita
         for item in cited if _is_list(cited) else ():  # anything else is not a citation list
             if not walk.budget.take():
                 break
-            c = _anthropic(text, item) or citation_from_item(item, depth + 1)
-            if c is not None:
-                out.append(c)
-        for item in annotations if _is_list(annotations) else ():
-            if not walk.budget.take():
-                break
-            c = _openai_annotation(text, item)
-            if c is not None:
-                out.append(c)
+            c = _anthropic(text, item)
+            out.extend([c] if c is not None else citations_from_item(item, depth + 1))
+        if _is_list(annotations):
+            out.extend(_openai_annotations(text, annotations))
     return out
 
 
-def citation_from_item(item: Any, depth: int = 0) -> Citation | None:
-    """One item of a citations list as a :class:`Citation` (``None`` if unrecognised)."""
+def citations_from_item(item: Any, depth: int = 0) -> list[Citation]:
+    """The citations of one item of a citations list (``[]`` if unrecognised): one, or one
+    per source for a Cohere span citing several."""
     if isinstance(item, (*_SCALARS, str)):
-        return None
-    return _cohere(item) or _generic(item)
+        return []
+    cohere = _cohere(item)
+    if cohere is not None:
+        return cohere
+    single = _generic(item)
+    return [single] if single is not None else []
+
+
+def citation_from_item(item: Any, depth: int = 0) -> Citation | None:
+    """The first citation of one item of a citations list (``None`` if unrecognised)."""
+    found = citations_from_item(item, depth)
+    return found[0] if found else None
 
 
 def _listed(items: Iterable[Any], walk: _Walk, depth: int) -> list[Citation]:
@@ -329,9 +369,7 @@ def _listed(items: Iterable[Any], walk: _Walk, depth: int) -> list[Citation]:
     for item in items:
         if not walk.budget.take():
             break
-        c = citation_from_item(item, depth)
-        if c is not None:
-            out.append(c)
+        out.extend(citations_from_item(item, depth))
     return out
 
 
@@ -351,8 +389,8 @@ def _citations(result: Any, walk: _Walk, depth: int) -> list[Citation]:
                 if not walk.budget.take():
                     break
                 continue
-            single = citation_from_item(item, depth) if not _is_list(item) else None
-            out.extend([single] if single is not None else _citations(item, walk, depth + 1))
+            items = citations_from_item(item, depth) if not _is_list(item) else []
+            out.extend(items if items else _citations(item, walk, depth + 1))
             if walk.budget.exhausted is not None:
                 break
         return out
@@ -373,7 +411,7 @@ def _citations(result: Any, walk: _Walk, depth: int) -> list[Citation]:
     annotations = _get(result, "annotations")
     if _is_list(annotations):
         text = _str_or_none(content) or ""
-        return [c for c in (_openai_annotation(text, a) for a in annotations) if c is not None]
+        return _openai_annotations(text, annotations)
     if isinstance(content, str):
         return _inline(content, walk)
     single = _generic(result)
