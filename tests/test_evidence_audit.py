@@ -159,3 +159,37 @@ def test_the_decorator_records_unknown_sources_as_fabrications_in_spans_and_metr
               if p[semconv.ATTR_STAGE] == semconv.STAGE_FINAL}
     assert finals == {"supports": 1, "unknown_source": 1}
     assert len(judge.calls) == 1
+
+
+def test_a_numbered_marker_answer_is_audited_by_the_decorator_with_no_glue() -> None:
+    """A plain answer with ``[n]`` markers: one check span per marker, the evidence located
+    in the cited document on its span, the judge span under the evidence prompt's version."""
+    from test_decorator import Telemetry
+
+    from vcg_otel import audited_citations
+    from vcg_otel.otel import semconv
+
+    telemetry = Telemetry()
+    judge = Recorder()
+    other = ABSTRACTS[KEYS[0]].split(". ")[0]
+
+    @audited_citations(judge=judge, **telemetry.providers)
+    def answer(question: str, documents: list[dict[str, str]]) -> str:
+        return f"{CLAIM} [3]. It also cures cancer [7]. {other} [1]."
+
+    answer("what?", [{"id": k, "text": ABSTRACTS[k]} for k in KEYS[:5]])
+    checks = sorted(telemetry.spans(semconv.SPAN_CHECK),
+                    key=lambda s: (s.attributes or {})[semconv.CITATION_INDEX])
+    attrs = [dict(s.attributes or {}) for s in checks]
+    assert [(a[semconv.CITATION_DOCUMENT_ID], a[semconv.VERDICT]) for a in attrs] == [
+        ("3", "supports"), ("7", "unknown_source"), ("1", "supports")]
+    located = attrs[0]
+    assert located[semconv.EVIDENCE_DOCUMENT_ID] == KEYS[2]
+    passage = ABSTRACTS[KEYS[2]][located[semconv.EVIDENCE_START]:located[semconv.EVIDENCE_END]]
+    assert CLAIM in passage
+    assert located[semconv.EVIDENCE_PASSAGES] >= 1 and located[semconv.EVIDENCE_COVERAGE] > 0.5
+    assert located[semconv.CITATION_DOCUMENT_RESOLUTION] == "position"
+    assert semconv.EVIDENCE_START not in attrs[1]  # an unknown source has no evidence
+    assert attrs[1][semconv.CITATION_DOCUMENT_GROUP_SIZE] == 0
+    versions = {(s.attributes or {})[semconv.JUDGE_PROMPT_VERSION] for s in telemetry.judges()}
+    assert versions == {EVIDENCE_PROMPT_VERSION} and len(judge.calls) == 2

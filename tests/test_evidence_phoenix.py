@@ -1,5 +1,5 @@
-"""Against a real Phoenix server: quote-less citations read back, an unknown source annotated
-as a fabrication (the evidence attributes wait for spans.py to write them)."""
+"""Against a real Phoenix server: quote-less citations read back with the located evidence's
+offsets into the cited document, an unknown source annotated as a fabrication."""
 
 from __future__ import annotations
 
@@ -12,6 +12,8 @@ import pytest
 from phoenix_server import PhoenixServer, poll
 
 from vcg_otel import audited_citations
+from vcg_otel.judge.evidence_prompt import EVIDENCE_PROMPT_VERSION
+from vcg_otel.otel import semconv
 from vcg_otel.phoenix import PhoenixAnnotationProcessor, register
 
 ABSTRACTS: dict[str, str] = json.loads(
@@ -40,6 +42,13 @@ def test_unknown_source_and_judged_quote_less_citation_read_back_from_phoenix(
               if s["name"] == "citation.check"}
     assert checks[KEYS[2]]["attributes"]["citation.verdict"] == "supports"
     assert checks["smith-2027"]["attributes"]["citation.verdict"] == "unknown_source"
+    located = checks[KEYS[2]]["attributes"]
+    assert located[semconv.EVIDENCE_DOCUMENT_ID] == KEYS[2]
+    start, end = located[semconv.EVIDENCE_START], located[semconv.EVIDENCE_END]
+    assert CLAIM in ABSTRACTS[KEYS[2]][start:end]  # offsets index the original abstract
+    assert semconv.EVIDENCE_START not in checks["smith-2027"]["attributes"]
+    (judge,) = [s for s in spans if s["name"].startswith("chat")]
+    assert judge["attributes"][semconv.JUDGE_PROMPT_VERSION] == EVIDENCE_PROMPT_VERSION
     ids = [s["context"]["span_id"] for s in spans]
     annotations = poll(lambda: phoenix.annotations(name, ids), lambda a: len(a) >= 3)
     labels = sorted(a["result"]["label"] for a in annotations if a["name"] == "citation_verdict")

@@ -23,6 +23,8 @@ from opentelemetry.trace import Span, SpanKind, Status, StatusCode, Tracer
 
 from ..audit.models import AuditReport, AuditResult
 from ..documents import ResolvedMatch
+from ..evidence import evidence_attributes
+from ..judge.evidence_prompt import EVIDENCE_PROMPT_VERSION
 from . import genai, semconv
 from .content import ContentPolicy
 from .events import (
@@ -97,6 +99,7 @@ def _check_attributes(r: AuditResult, policy: ContentPolicy) -> dict[str, Any]:
             attrs[semconv.GATE_REASON] = gate.reason.value
         if gate.source_document_ids and gate.result.value == "misattributed":
             attrs[semconv.GATE_SOURCE_DOCUMENT_IDS] = list(gate.source_document_ids)
+    attrs.update(evidence_attributes(r.evidence))  # a quote-less citation's stage 1
     if r.judge_skipped is not None:
         attrs[semconv.JUDGE_SKIPPED] = r.judge_skipped
     v = r.verdict
@@ -140,7 +143,9 @@ def _judge_span(tracer: Tracer, parent: Span, r: AuditResult, policy: ContentPol
         attrs[semconv.LLM_MODEL_NAME] = v.model
     if usage.cost is not None:
         attrs[semconv.LLM_COST_TOTAL] = usage.cost
-    if report.prompt_version:
+    if r.evidence is not None:  # judged on located passages, under that prompt
+        attrs[semconv.JUDGE_PROMPT_VERSION] = EVIDENCE_PROMPT_VERSION
+    elif report.prompt_version:
         attrs[semconv.JUDGE_PROMPT_VERSION] = report.prompt_version
     messages = genai.capture_messages()
     if policy.inputs and r.judge_input is not None:
