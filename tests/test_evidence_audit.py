@@ -193,3 +193,22 @@ def test_a_numbered_marker_answer_is_audited_by_the_decorator_with_no_glue() -> 
     assert attrs[1][semconv.CITATION_DOCUMENT_GROUP_SIZE] == 0
     versions = {(s.attributes or {})[semconv.JUDGE_PROMPT_VERSION] for s in telemetry.judges()}
     assert versions == {EVIDENCE_PROMPT_VERSION} and len(judge.calls) == 2
+
+
+def test_enforce_mode_drops_a_cohere_span_when_any_of_its_sources_is_unknown() -> None:
+    """One item citing two sources is two results: enforce mode keeps the item only when
+    both are consistent, and the items after it still line up with their own results."""
+    from vcg_otel import audited_citations
+
+    second = ABSTRACTS[KEYS[0]].split(". ")[0]
+    spans = [{"text": CLAIM, "sources": [{"id": KEYS[2]}, {"id": "smith-2027"}]},
+             {"text": second, "sources": [{"id": KEYS[0]}]}]
+
+    @audited_citations(mode="enforce", judge=Recorder())
+    def answer(documents: dict[str, str]) -> dict[str, object]:
+        return {"text": "...", "citations": spans}
+
+    result = answer(DOCS)
+    assert result["citations"] == [spans[1]]
+    outcomes = [r["outcome"] for r in result["citation_audit"]["results"]]
+    assert outcomes == ["supports", "unknown_source", "supports"]
