@@ -181,3 +181,19 @@ def test_layout_matches_from_candidate_starts_equal_a_full_regex_scan(
     fast = [m.span() for m in _normalize_module._layout_matches(text, lead, stop)]
     full = [m.span() for m in _normalize_module._LAYOUT.finditer(text, lead, stop)]
     assert fast == full
+
+
+@settings(max_examples=300, deadline=None)
+@given(size=st.sampled_from([0, 7, 1023, 1024, 1025, 2500]),
+       marks=st.lists(st.tuples(st.integers(0, 2600), st.text(
+           st.sampled_from("\u00e9\u03c0\u0301\u00a0\U0001f600"), min_size=1, max_size=4)),
+           max_size=6))
+def test_non_ascii_runs_found_block_by_block_equal_a_full_regex_scan(
+    size: int, marks: list[tuple[int, str]]
+) -> None:
+    chars = ["a"] * size
+    for at, run in marks:
+        chars[at:at + len(run)] = run  # may land across a block edge or past the end
+    text = "".join(chars)
+    full = [m.span() for m in _normalize_module._NON_ASCII_RUN.finditer(text)]
+    assert _normalize_module._non_ascii_runs(text) == full
