@@ -30,8 +30,10 @@ from phoenix_server import PhoenixServer
 from vcg_otel import demo
 from vcg_otel.answer_server import AnswerServer
 
-RATES = "11 citations: fabrication (not_found) rate 27.3%, misattribution rate 9.1%"
-REQUESTS = "(annotation citation_fabrication): 66.7%"
+RATES = ("14 citations: of the 11 quoted, fabrication (not_found) rate 27.3%, misattribution "
+         "rate 9.1%; of the 3 without a quote, unknown-source rate 33.3%")
+REQUESTS = "unknown_source; annotation citation_fabrication): 71.4%"
+MARKED = "Can I trust the citations in generated answers?"  # cites [1], [2] and [7], no quotes
 
 
 def _env(tmp: Path, **extra: str) -> dict[str, str]:
@@ -83,11 +85,22 @@ def test_answer_book_cites_bundled_documents_with_every_kind_of_citation() -> No
     honest, elided, fabricated, frankenquote and misattributed quotes."""
     stems = {name.removesuffix(".txt") for name in demo.documents()}
     assert len(stems) == 4
-    citations = [c for answer in demo.answer_book().values()
+    book = demo.answer_book()
+    citations = [c for question, answer in book.items() if question != MARKED
                  for c in json.loads(answer)["citations"]]
     assert {c["doc_id"] for c in citations} == stems
     assert any("\u2026" in c["quote"] for c in citations)  # elided
     assert len(citations) == 11
+
+
+def test_the_marker_answer_cites_without_quotes_and_one_source_beyond_those_retrieved() -> None:
+    """Plain text, as most models answer: [1] and [2] of the three retrieved sources, [7] of
+    none; the checker's extraction reads one quote-less citation per marker."""
+    from vcg_otel.integrations.answers import citations_in_text
+
+    found = citations_in_text(demo.answer_book()[MARKED])
+    assert [(c.document_id, c.quote) for c in found] == [("1", None), ("2", None), ("7", None)]
+    assert found[0].claim.startswith("In a manual audit, one in five quotes")
 
 
 # --- the demo, run as a user runs it ---------------------------------------------------------
@@ -113,9 +126,12 @@ def test_demo_with_a_judge_judges_the_quotes_that_exist_through_litellm(
     assert out.returncode == 0, out.stderr
     assert "judge: openai/test-judge via litellm" in out.stdout
     assert f"{RATES} (from the exported spans)" in out.stdout
-    assert out.stdout.count('"citation.verdict": "supports"') == 7
-    # the 7 found quotes were judged; the 3 not found and the misattributed one never sent
-    assert len(openai_server.requests) == 7
+    assert out.stdout.count('"citation.verdict": "supports"') == 9
+    # the 7 found quotes and the 2 marked claims whose source exists were judged; the 3 not
+    # found, the misattributed quote and the unknown source [7] never sent
+    assert len(openai_server.requests) == 9
+    sent = json.dumps(openai_server.requests)
+    assert "halve these errors" not in sent and "accuracy by 4.2% over BM25" in sent
 
 
 def test_demo_reads_its_rates_back_from_a_real_phoenix_and_removes_its_directory(
@@ -124,12 +140,13 @@ def test_demo_reads_its_rates_back_from_a_real_phoenix_and_removes_its_directory
     assert out.returncode == 0, out.stderr + out.stdout
     assert "Phoenix is up: http://127.0.0.1:" in out.stdout
     assert "read back from Phoenix:" in out.stdout
-    assert "6 of 6 requests, one trace each:" in out.stdout
+    assert "7 of 7 requests, one trace each:" in out.stdout
     for question, verdicts in (("Does reranking help RAG?", "found, found"),  # one elided
                                ("What does reranking cost?", "found, not_found"),
                                ("How common are citation errors?", "found, misattributed"),
                                ("Are LLM judges reliable?", "found, not_found"),  # frankenquote
-                               ("Do small chunks hurt answers?", "not_found")):
+                               ("Do small chunks hurt answers?", "not_found"),
+                               (MARKED, "unverifiable, unverifiable, unknown_source")):
         assert re.search(rf"^  {re.escape(question)} +{verdicts}$", out.stdout, re.M), question
     assert f"  {RATES}\n" in out.stdout
     assert REQUESTS in out.stdout
@@ -189,7 +206,7 @@ def test_demo_keep_leaves_phoenix_up_with_one_trace_per_request_then_keeps_its_d
         url, port = running.group(1), int(running.group(2))
         phoenix = PhoenixServer(tmp_path, port)  # a reader of the demo's server
         traces = _checker_traces(phoenix)
-        assert len(traces) == 6, "".join(lines)
+        assert len(traces) == 7, "".join(lines)
         for spans in traces:
             parent = one_trace_with_audit_inside(spans)
             assert parent["name"] == "ReplyCitationChecker.run"

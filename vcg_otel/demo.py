@@ -1,6 +1,6 @@
 """``vcg-otel demo``: a real RAG pipeline whose citations are audited inside its own trace.
 
-A Haystack pipeline answers six questions over four bundled paper abstracts
+A Haystack pipeline answers seven questions over four bundled paper abstracts
 (``vcg_otel/data/demo/*.txt``): an in-memory document store, a BM25 retriever, a prompt
 builder, Haystack's ``OpenAIChatGenerator`` calling a model over HTTP, and the
 :class:`~vcg_otel.integrations.haystack.ReplyCitationChecker`. The model is the bundled
@@ -9,7 +9,10 @@ weights): its answers (``vcg_otel/data/demo/answers.json``) cite the abstracts b
 with a realistic mix -- honest quotes, an elided one (``…``, reranking), an editorial
 ``[W]ith`` (chunking), a fabricated one (GPU memory), a number changed (completeness fell by
 19 points), a "frankenquote" stitched from two real halves (judges), and a real passage cited
-to the wrong document (the 7% figure, cited to the judges paper).
+to the wrong document (the 7% figure, cited to the judges paper). One answer (citations)
+cites as most models do, without quotes, by numbered markers: ``[1]`` and ``[2]`` name two of
+the three retrieved sources, ``[7]`` a source never retrieved (``unknown_source``, a
+fabricated citation never sent to the judge); the checker reads the markers itself.
 
 The demo starts Phoenix (extra ``demo``) in a temporary directory, instruments Haystack with
 the OpenInference instrumentor, runs the pipeline once per question (one trace each: the
@@ -31,7 +34,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from importlib import resources
 from typing import TYPE_CHECKING, Any
@@ -70,10 +73,12 @@ def documents() -> dict[str, str]:
 
 
 def answer_book() -> dict[str, str]:
-    """The answer server's script: question -> the model's answer (JSON text), in the order
-    the demo asks them."""
+    """The answer server's script: question -> the model's answer text, in the order the demo
+    asks them (a JSON object with a citations list, or plain text citing by markers)."""
     book = json.loads((_data() / "answers.json").read_text(encoding="utf-8"))
-    return {question: json.dumps(answer, ensure_ascii=False) for question, answer in book.items()}
+    return {question: answer if isinstance(answer, str) else json.dumps(answer,
+                                                                        ensure_ascii=False)
+            for question, answer in book.items()}
 
 
 def build_pipeline(base_url: str, judge_model: str | None = None) -> Pipeline:
@@ -116,16 +121,27 @@ def _judge_model() -> str | None:
     return model
 
 
-def _rates(verdicts: list[str]) -> str:
-    total = len(verdicts) or 1
-    fabricated = verdicts.count("not_found") / total
-    misattributed = verdicts.count("misattributed") / total
-    return (f"{len(verdicts)} citations: fabrication (not_found) rate {fabricated:.1%}, "
-            f"misattribution rate {misattributed:.1%}")
+def _rates(checks: list[Mapping[str, Any]]) -> str:
+    """The rates over the ``citation.check`` spans' attributes. Quoted citations (the gate
+    ran: ``citation.gate.result``) and quote-less ones are counted apart, so each rate says
+    what it is over: not_found and misattributed over the quotes, unknown_source over the
+    citations without a quote."""
+    quoted = [str(a.get(semconv.VERDICT)) for a in checks if semconv.GATE_RESULT in a]
+    marked = [str(a.get(semconv.VERDICT)) for a in checks if semconv.GATE_RESULT not in a]
+
+    def rate(verdicts: list[str], outcome: str) -> str:
+        return f"{verdicts.count(outcome) / (len(verdicts) or 1):.1%}"
+
+    return (f"{len(checks)} citations: of the {len(quoted)} quoted, fabrication (not_found) "
+            f"rate {rate(quoted, 'not_found')}, misattribution rate "
+            f"{rate(quoted, 'misattributed')}; of the {len(marked)} without a quote, "
+            f"unknown-source rate {rate(marked, 'unknown_source')}")
 
 
 def _expected_citations(book: dict[str, str]) -> int:
-    return sum(len(json.loads(answer)["citations"]) for answer in book.values())
+    from .integrations.answers import citations_in_text
+
+    return sum(len(citations_in_text(answer)) for answer in book.values())
 
 
 @contextmanager
@@ -207,11 +223,12 @@ def _trace_summary(spans: list[dict[str, Any]]) -> list[str]:
     for shape, count in shapes.most_common():
         lines.append(f"  {count} of {len(traces)} requests, one trace each:")
         lines += [f"    {line}" for line in shape]
+    width = max((len(_question(m)) for m in traces), default=0) + 2
     for members in traces:
         checks = sorted((s for s in members if s["name"] == semconv.SPAN_CHECK),
                         key=lambda s: s["attributes"].get(semconv.CITATION_INDEX, 0))
         verdicts = ", ".join(str(s["attributes"].get(semconv.VERDICT)) for s in checks)
-        lines.append(f"  {_question(members):<34}{verdicts}")
+        lines.append(f"  {_question(members):<{width}}{verdicts}")
     return lines
 
 
@@ -226,15 +243,15 @@ def _read_back(phoenix: Any, expected: int) -> None:
     checks = [s for s in spans if s["name"] == semconv.SPAN_CHECK]
     print("\nread back from Phoenix:")
     print("\n".join(_trace_summary(spans)))
-    print("  " + _rates([str(s["attributes"].get(semconv.VERDICT)) for s in checks]))
+    print("  " + _rates([s["attributes"] for s in checks]))
     fractions: dict[str, float] = {}
     while time.monotonic() < deadline and not fractions:  # annotations arrive after spans
         fractions = phoenix.label_fractions(PROJECT)
         time.sleep(0.2)
     if fractions:
         share = fractions.get("fabricated", 0.0)
-        print(f"  requests with a fabricated or misattributed citation "
-              f"(annotation citation_fabrication): {share:.1%}")
+        print(f"  requests with a fabricated citation (not_found, misattributed or "
+              f"unknown_source; annotation citation_fabrication): {share:.1%}")
 
 
 def _console_run(judge_model: str | None) -> int:
@@ -247,9 +264,9 @@ def _console_run(judge_model: str | None) -> int:
     provider.add_span_processor(SimpleSpanProcessor(ConsoleSpanExporter()))
     provider.add_span_processor(SimpleSpanProcessor(memory))
     _ask_all(provider, judge_model)
-    verdicts = [str((s.attributes or {}).get(semconv.VERDICT))
-                for s in memory.get_finished_spans() if s.name == semconv.SPAN_CHECK]
-    print("\n" + _rates(verdicts) + " (from the exported spans)")
+    checks = [s.attributes or {} for s in memory.get_finished_spans()
+              if s.name == semconv.SPAN_CHECK]
+    print("\n" + _rates(checks) + " (from the exported spans)")
     return 0
 
 
