@@ -420,7 +420,7 @@ class DocumentSet(Corpus):
             return _resolved(match, cited, how, group)
         if budget is None:  # one budget for the whole group, as for one quote_gate call
             budget = SearchBudget()
-        if len(quote) <= MAX_QUOTE_CHARS:
+        if len(group) > 1 and len(quote) <= MAX_QUOTE_CHARS:
             parsed = parse_quote(quote)
             if not parsed.empty:
                 for key in group:
@@ -433,8 +433,9 @@ class DocumentSet(Corpus):
                     if where is not None:
                         match = quote_gate(quote, key, self, max_gap=max_gap, budget=budget)
                         return _resolved(match, cited, how, group)
-        # In no chunk of the group: the plain gate against the first one excludes it, and the
-        # others were just searched, so anything it finds is outside the group.
+        # One chunk (the common case: one search, not two), or in no chunk of the group: the
+        # plain gate against the first one excludes it, and any others were just searched, so
+        # anything it finds is outside the group.
         match = quote_gate(quote, group[0], self, max_gap=max_gap, budget=budget)
         return _resolved(match, cited, how, group)
 
