@@ -118,15 +118,23 @@ def test_bad_documents_file_is_named(files: dict[str, Path],
     assert main(["audit", str(files["answers"]), "--docs", str(missing)]) == 2
 
 
+def judged_audit(server: FakeOpenAI, answers: Path, docs: Path, *args: str
+                 ) -> subprocess.CompletedProcess[str]:
+    """``vcg-otel audit --judge`` in its own process, the judge litellm over HTTP to the fake
+    OpenAI server, which answers ``supports`` with 100 prompt and 10 completion tokens."""
+    verdict = json.dumps({"verdict": "supports", "confidence": 0.9, "reasoning": "ok"})
+    server.responder = lambda body: Reply(verdict, 100, 10)
+    env = {**os.environ, "OPENAI_API_KEY": "sk-test", "OPENAI_API_BASE": server.base_url}
+    return subprocess.run(
+        [sys.executable, "-m", "vcg_otel.cli", "audit", str(answers), "--docs", str(docs),
+         "--judge", "openai/test-judge", "--no-progress", *args],
+        capture_output=True, text=True, timeout=120, env=env)
+
+
 def test_judge_through_litellm_with_tokens(files: dict[str, Path], openai_server: FakeOpenAI
                                            ) -> None:
-    verdict = json.dumps({"verdict": "supports", "confidence": 0.9, "reasoning": "ok"})
-    openai_server.responder = lambda body: Reply(verdict, 100, 10)
-    env = {**os.environ, "OPENAI_API_KEY": "sk-test", "OPENAI_API_BASE": openai_server.base_url}
-    out = subprocess.run(
-        [sys.executable, "-m", "vcg_otel.cli", "audit", str(files["answers"]), "--docs",
-         str(files["docs_dir"]), "--judge", "openai/test-judge", "--out", str(files["out"]),
-         "--no-progress"], capture_output=True, text=True, timeout=120, env=env)
+    out = judged_audit(openai_server, files["answers"], files["docs_dir"],
+                       "--out", str(files["out"]))
     assert out.returncode == 0, out.stderr
     assert re.search(r"^supports\s+2\s+0\.5000$", out.stdout, re.M)
     assert "tokens: 200 prompt, 20 completion" in out.stdout
@@ -183,14 +191,8 @@ def test_quoteless_citations_are_audited_and_an_unknown_source_counts_as_fabrica
 def test_the_judge_reads_quoteless_citations_but_never_an_unknown_source(
     marked: dict[str, Path], openai_server: FakeOpenAI
 ) -> None:
-    verdict = json.dumps({"verdict": "supports", "confidence": 0.9, "reasoning": "ok"})
-    openai_server.responder = lambda body: Reply(verdict, 100, 10)
-    env = {**os.environ, "OPENAI_API_KEY": "sk-test", "OPENAI_API_BASE": openai_server.base_url}
-    proc = subprocess.run(
-        [sys.executable, "-m", "vcg_otel.cli", "audit", str(marked["answers"]), "--docs",
-         str(marked["docs"]), "--judge", "openai/test-judge", "--out", str(marked["out"]),
-         "--no-progress", "--fail-on", "fabricated>0"],
-        capture_output=True, text=True, timeout=120, env=env)
+    proc = judged_audit(openai_server, marked["answers"], marked["docs"],
+                        "--out", str(marked["out"]), "--fail-on", "fabricated>0")
     assert proc.returncode == 1, proc.stderr
     results = [json.loads(line) for line in marked["out"].read_text().splitlines()]
     assert [r["outcome"] for r in results] == ["supports", "supports", "unknown_source"]
