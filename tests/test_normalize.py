@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 
 import pytest
@@ -197,3 +198,72 @@ def test_non_ascii_runs_found_block_by_block_equal_a_full_regex_scan(
     text = "".join(chars)
     full = [m.span() for m in _normalize_module._NON_ASCII_RUN.finditer(text)]
     assert _normalize_module._non_ascii_runs(text) == full
+
+
+# --- the fast path of normalize(): plain prose skips the markup passes and the layout scan ----
+
+from vcg_otel.gate.markup import (  # noqa: E402
+    MARKUP_CHARS,
+    markup_edits,
+    may_have_markup,
+    skippable_edits,
+)
+
+# Every character that can start a construct, a skippable run, a line-start marker or a layout
+# change, characters that fold into one of them, and pieces of real constructs.
+_TRIGGER_ALPHABET = sorted(
+    set(MARKUP_CHARS) | set("#>*+-|=`~[ \t\n\r\x0b\x0c\x1c\x1f")
+    | {"\uff1c", "\uff06", "\u2019", "\u201c", "\u2014", "\u2013", "\u00a0", "\u00ad",
+       "\u2022", "\u2003"}
+)
+_trigger_text = st.lists(
+    st.sampled_from(
+        [*_TRIGGER_ALPHABET, "a", "b", "e", "1", "2", ".", ":", "(", ")", "!", " ", "word",
+         "&amp;", "&lt;b&gt;", "<b>", "</p>", "<!--", "-->", "](x)", "[1]", "^2", "--", "- ",
+         "# ", "> ", "```", "[a]: x", "\\*", "**", "__"]
+    ),
+    max_size=14,
+).map("".join)
+
+
+def _full_path(text: str) -> str:
+    """normalize() with both shortcuts switched off: markup passes and stage B always run."""
+    module = _normalize_module
+    saved = module.may_have_markup, module._LAYOUT_POSSIBLE
+    module.may_have_markup = lambda _text: True
+    module._LAYOUT_POSSIBLE = re.compile("")  # always "possible"
+    try:
+        return module.normalize(text)
+    finally:
+        module.may_have_markup, module._LAYOUT_POSSIBLE = saved
+
+
+@settings(max_examples=3000, deadline=None)
+@given(text=_trigger_text)
+def test_fast_path_of_normalize_equals_the_full_path(text: str) -> None:
+    assert normalize(text) == _full_path(text) == normalize_with_map(text).text
+
+
+@settings(max_examples=3000, deadline=None)
+@given(text=_trigger_text)
+def test_text_without_markup_characters_has_no_markup_edits(text: str) -> None:
+    if may_have_markup(text):
+        return
+    for html in (False, True):
+        for lines in (False, True):
+            assert markup_edits(text, html, lines) == []
+    assert skippable_edits(text) == []
+
+
+@settings(max_examples=3000, deadline=None)
+@given(text=_layout_text)
+def test_text_without_a_possible_layout_match_has_none(text: str) -> None:
+    if _normalize_module._LAYOUT_POSSIBLE.search(text) is None:
+        assert _normalize_module._LAYOUT.search(text) is None
+
+
+def test_plain_prose_takes_the_fast_path() -> None:
+    prose = "the state-of-the-art model, trained for 3.5 days (on 8 gpus), reached 91.2%."
+    assert not may_have_markup(prose)
+    assert _normalize_module._LAYOUT_POSSIBLE.search(prose) is None
+    assert normalize(prose) == _full_path(prose) == prose

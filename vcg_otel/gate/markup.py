@@ -28,7 +28,15 @@ from bisect import bisect_left
 from collections.abc import Iterator
 from html import unescape
 
-__all__ = ["is_html", "leading_markers", "markup_edits", "matches", "skippable_edits"]
+__all__ = [
+    "MARKUP_CHARS",
+    "is_html",
+    "leading_markers",
+    "markup_edits",
+    "matches",
+    "may_have_markup",
+    "skippable_edits",
+]
 
 Edit = tuple[int, int, str]
 
@@ -188,6 +196,21 @@ _TRIGGERS = (
 )
 # The same line-start markers at the very beginning of the text.
 _LINE0 = re.compile(r"[ \t]*(?=[#>*+\-|=`~\[])")
+
+# Every character at which markup_edits or skippable_edits can find anything: the construct
+# triggers (shortcut references need "[" and "]" too), the skippable characters and the pipe.
+# Derived from the tables above, so a new trigger or skippable character is covered at once.
+MARKUP_CHARS = "".join(ch for ch, _ in _TRIGGERS) + "".join(ch for ch, _ in _SKIP_EACH) + "|"
+_MARKUP_CHAR = re.compile("[" + re.escape(MARKUP_CHARS) + "]")
+
+
+def may_have_markup(text: str) -> bool:
+    """False only when :func:`markup_edits` (with any ``html`` and ``lines``) and
+    :func:`skippable_edits` both find nothing in ``text``: none of :data:`MARKUP_CHARS`, and
+    no line-start marker at the very beginning. One C-level scan, so a short quote of plain
+    prose skips the markup passes (about a third of its normalization) altogether.
+    """
+    return _LINE0.match(text) is not None or _MARKUP_CHAR.search(text) is not None
 
 
 
