@@ -43,8 +43,12 @@ def langchain_context() -> Context | None:
     """The OpenTelemetry context of the LangChain run in progress (its OpenInference span),
     or ``None`` outside a run or without the OpenInference LangChain instrumentor."""
     try:
-        from openinference.instrumentation.langchain import get_current_span
+        from openinference.instrumentation.langchain import LangChainInstrumentor, get_current_span
     except ImportError:
+        return None
+    # Installed but not switched on: it has no spans, and asking prints a warning to the app's
+    # stdout on every call.
+    if not LangChainInstrumentor().is_instrumented_by_opentelemetry:
         return None
     span = get_current_span()
     return None if span is None else trace.set_span_in_context(span)
