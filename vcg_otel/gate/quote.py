@@ -146,7 +146,9 @@ def parse_quote(quote: str) -> ParsedQuote:
     if not marks:
         return plain
     inserted = sum(_alnum_count(m.group()) for m in marks if m.lastgroup == "insertion")
-    editorial = inserted * 2 < _alnum_count(quote)  # brackets hold less than half the words
+    # Brackets hold less than half the words (with none inside, any word at all will do: no
+    # need to count every letter of the quote).
+    editorial = inserted * 2 < _alnum_count(quote) if inserted else _has_word(quote)
     pieces, gaps, elided, edges = _split(quote, marks, insertions=editorial)
     if not elided:
         return plain
