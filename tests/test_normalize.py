@@ -267,3 +267,24 @@ def test_plain_prose_takes_the_fast_path() -> None:
     assert not may_have_markup(prose)
     assert _normalize_module._LAYOUT_POSSIBLE.search(prose) is None
     assert normalize(prose) == _full_path(prose) == prose
+
+
+# --- parse_quote finds editorial marks from their first characters ---------------------------
+
+_mark_text = st.lists(
+    st.sampled_from(
+        ["a", "B", "x", "1", " ", "\t", ".", "..", ". . .", "\u2026", "[", "]", "(", ")",
+         "[...]", "(\u2026)", "sic", "SIC", "emphasis added", "citations omitted", "[a]",
+         "[T]he", "[the court]", "[^1]", "\n"]
+    ),
+    max_size=16,
+).map("".join)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(text=_mark_text)
+def test_editorial_marks_found_from_their_first_characters_equal_a_full_scan(text: str) -> None:
+    quote = sys.modules["vcg_otel.gate.quote"]
+    full = re.compile(quote._MARKS_BODY, re.IGNORECASE)
+    fast = [(m.span(), m.lastgroup) for m in quote._MARKS.finditer(text)]
+    assert fast == [(m.span(), m.lastgroup) for m in full.finditer(text)]
