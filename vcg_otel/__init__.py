@@ -16,21 +16,36 @@ Everything else lives in its subpackage: the gate's internals (``GateResult``,
 judge's (``VerdictLabel``, ``Verdict``, ``JudgeResponse``, ``Usage``, ``FailReason``) in
 :mod:`vcg_otel.judge`, ``AuditResult`` and ``VerdictCache`` in :mod:`vcg_otel.audit`.
 
-Importing the package loads nothing heavy (no litellm, no Phoenix, no OpenTelemetry SDK).
+Importing the package loads nothing but its version: each name is loaded from its subpackage
+on first use (and even then no litellm, no Phoenix, no OpenTelemetry SDK).
 """
 
 from __future__ import annotations
 
+from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 from ._version import __version__
-from .audit import Auditor, AuditReport, Citation, Outcome, audit_citation
-from .decorator import AuditedResult, CitationAuditError, CitationViolation, audited_citations
-from .gate import Corpus, GateMatch, normalize, quote_gate, span_gate
-from .judge import judge_support
 
 if TYPE_CHECKING:
+    from .audit import Auditor, AuditReport, Citation, Outcome, audit_citation
+    from .decorator import AuditedResult, CitationAuditError, CitationViolation, audited_citations
+    from .gate import Corpus, GateMatch, normalize, quote_gate, span_gate
+    from .judge import judge_support
     from .llm import LiteLLMJudge
+
+# Each public name, and the subpackage it is loaded from on first use: ``import vcg_otel``
+# stays a few milliseconds, and a gate-only user never loads the telemetry or the audit.
+_HOME = {
+    "Auditor": "audit", "AuditReport": "audit", "Citation": "audit", "Outcome": "audit",
+    "audit_citation": "audit",
+    "AuditedResult": "decorator", "CitationAuditError": "decorator",
+    "CitationViolation": "decorator", "audited_citations": "decorator",
+    "Corpus": "gate", "GateMatch": "gate", "normalize": "gate", "quote_gate": "gate",
+    "span_gate": "gate",
+    "judge_support": "judge",
+    "LiteLLMJudge": "llm",
+}
 
 __all__ = [
     "AuditReport",
@@ -54,12 +69,13 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    """``LiteLLMJudge`` on first use, so ``import vcg_otel`` does not load the llm package."""
-    if name == "LiteLLMJudge":
-        from .llm import LiteLLMJudge
-
-        return LiteLLMJudge
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    """Load a public name from its subpackage on first use (PEP 562) and keep it."""
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f".{home}", __name__), name)
+    globals()[name] = value
+    return value
 
 
 def __dir__() -> list[str]:
