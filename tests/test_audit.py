@@ -135,7 +135,7 @@ def test_failed_verdicts_are_not_cached() -> None:
 def test_sampling_judges_only_a_fraction_and_keeps_the_rest_found() -> None:
     judge = RecordingJudge()
     citations = [cite("improves accuracy by 4.2%", claim=f"claim {i}") for i in range(200)]
-    report = Auditor(judge, sample_rate=0.25).audit(citations, DOCS)
+    report = Auditor(judge, judge_sample_rate=0.25).audit(citations, DOCS)
     judged = sum(1 for r in report.results if r.outcome is Outcome.SUPPORTS)
     skipped = [r for r in report.results if r.judge_skipped == "not_sampled"]
     assert 25 <= judged <= 75 and judged + len(skipped) == 200
@@ -216,7 +216,9 @@ def test_audit_citation_is_seed_compatible() -> None:
 def test_bad_auditor_configuration_is_rejected_clearly() -> None:
     with pytest.raises(TypeError, match="judge"):
         Auditor("gpt-4o")  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="sample_rate"):
-        Auditor(sample_rate=2)
+    with pytest.raises(ValueError, match="judge_sample_rate"):
+        Auditor(judge_sample_rate=2)
+    with pytest.raises(TypeError, match=r"unknown setting.*sample_rate"):
+        Auditor(sample_rate=0.5)  # type: ignore[call-arg]  # the call rate: telemetry's
     with pytest.raises(TypeError, match="citation 0"):
         Auditor().audit(["just a string"], DOCS)  # type: ignore[list-item]

@@ -448,12 +448,16 @@ def test_invalid_options_fail_at_decoration_time() -> None:
 
 
 def test_without_an_sdk_the_audit_is_skipped() -> None:
-    calls = []
+    calls: list[str] = []
 
-    @audited_citations
+    def judge(system: str, user: str) -> str:  # an honest quote would be judged if audited
+        calls.append("judge")
+        return '{"verdict": "supports", "confidence": 0.9, "reasoning": "ok"}'
+
+    @audited_citations(judge=judge)
     def answer(documents: dict[str, str]) -> dict[str, Any]:
-        calls.append(1)
+        calls.append("handler")
         return {"citations": [HONEST]}
 
-    assert answer(DOCS) == {"citations": [HONEST]} and calls == [1]
-    assert answer.__vcg_otel_plan__.skip()  # type: ignore[attr-defined]
+    assert answer(DOCS) == {"citations": [HONEST]}
+    assert calls == ["handler"]

@@ -18,9 +18,10 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from vcg_otel.audit import Auditor, Citation
+from vcg_otel.config import TelemetryConfig
 from vcg_otel.documents import DocumentSet
-from vcg_otel.integrations._record import AuditScope
 from vcg_otel.integrations.answers import answer_citations, citations_in_text
+from vcg_otel.scope import AuditScope
 
 NAME, TEXT = next(iter(PAPERS.items()))
 QUOTE = words(TEXT, 2, 10)
@@ -105,9 +106,9 @@ def test_an_answer_citing_with_no_documents_is_no_documents_and_unverifiable() -
     reader = InMemoryMetricReader()
     meter_provider = MeterProvider(metric_readers=[reader])
     citations = answer_citations({"answer": INLINE, "context": []})
-    scope = AuditScope(Auditor(), tracer_provider=tracer_provider,
-                       meter_provider=meter_provider)
-    report = scope.finish(citations, DocumentSet.from_sources({"answer": INLINE, "context": []}))
+    scope = AuditScope(Auditor(), TelemetryConfig(tracer_provider=tracer_provider,
+                                                  meter_provider=meter_provider))
+    report = scope.run(citations, DocumentSet.from_sources({"answer": INLINE, "context": []}))
     assert report is not None
     assert [r.outcome.value for r in report.results] == ["unverifiable", "unverifiable"]
     audit = next(s for s in exporter.get_finished_spans() if s.name == "citation_audit")

@@ -405,16 +405,18 @@ def _audit(args: argparse.Namespace, out: TextIO, err: TextIO, results: Results 
                                          (f"{answers_path}: no answers", no_answers)) if empty],
                      args, err)
     warn = Warnings(err)
+    # flags win over the VCG_OTEL_* variables, which win over the defaults (vcg_otel.config)
+    flags = {"max_concurrency": args.concurrency,
+             "misattributed_is_consistent": args.misattributed_is_consistent or None}
     auditor = Auditor(judge_from_env(args.judge),
-                      max_concurrency=args.concurrency,
-                      misattributed_is_consistent=args.misattributed_is_consistent)
+                      **{k: v for k, v in flags.items() if v is not None})
     provider = _tracer_provider(args)
     tracer = provider.get_tracer("vcg_otel.cli") if provider is not None else None
     log_provider = _logger_provider(args)
-    from .otel.content import ContentPolicy
+    from .config import TelemetryConfig
     from .otel.record import emit_audit
 
-    policy = ContentPolicy.resolve(None)
+    telemetry = TelemetryConfig(tracer_provider=provider, logger_provider=log_provider)
     tally = Tally(Counter(), Usage())
     progress = Progress(total_answers, err, not args.no_progress)
     try:
@@ -435,7 +437,11 @@ def _audit(args: argparse.Namespace, out: TextIO, err: TextIO, results: Results 
             if citations:
                 report = auditor.audit(citations, answer_docs)
                 if tracer is not None:
-                    emit_audit(tracer, report, policy, {"citation.answer.id": str(answer_id)},
+                    emit_audit(tracer, report, telemetry.content,
+                               {"citation.answer.id": str(answer_id)},
+                               check_spans=telemetry.check_spans,
+                               span_events=telemetry.span_events,
+                               meter_provider=telemetry.meter_provider,
                                logger_provider=log_provider)
                 for r in report.results:
                     if results is not None:
@@ -510,7 +516,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="vcg-otel", description=(
         "Audit RAG citations: verbatim gate + skeptical judge, with OpenTelemetry output."))
     commands = parser.add_subparsers(dest="command", required=True)
-    audit = commands.add_parser("audit", help="audit logged answers (JSONL) in batch")
+    from .config import env_vars
+
+    audit = commands.add_parser(
+        "audit", help="audit logged answers (JSONL) in batch",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="settings from the environment (flags win):\n" + "\n".join(
+            f"  {name:<40}{field}" for name, field in env_vars().items()))
     audit.add_argument("answers", help="JSONL, one answer per line with its citations")
     audit.add_argument("--docs", required=True,
                        help="documents: a directory of text files, a JSONL of {id, text}, "
@@ -518,13 +530,14 @@ def build_parser() -> argparse.ArgumentParser:
     audit.add_argument("--out", help="write per-citation results here (JSONL)")
     audit.add_argument("--judge", help="litellm model string for the judge "
                                        f"(default ${semconv.ENV_JUDGE_MODEL}; none: gate only)")
-    audit.add_argument("--concurrency", type=_positive_int, default=8,
-                       help="judge calls in flight")
+    audit.add_argument("--concurrency", type=_positive_int, default=None,
+                       help="judge calls in flight (default $VCG_OTEL_JUDGE_MAX_CONCURRENCY, "
+                            "else 8)")
     audit.add_argument("--fail-on", type=parse_threshold, action="append", metavar="RULE",
                        help="exit 1 when a verdict's rate crosses a limit, e.g. "
                             "'misattributed>0.05' (repeatable; also 'fabricated', "
                             "'inconsistent')")
-    audit.add_argument("--misattributed-is-consistent", action="store_true",
+    audit.add_argument("--misattributed-is-consistent", action="store_true", default=None,
                        help="count real quotes cited to the wrong document as consistent "
                             "(for 'inconsistent' rules)")
     audit.add_argument("--allow-empty", action="store_true",

@@ -38,70 +38,45 @@ copy, or audit in the foreground).
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import functools
 import inspect
-import logging
 import random
 from collections.abc import Callable, Mapping
-from contextvars import Token
-from dataclasses import dataclass
-from typing import Any, Literal, ParamSpec, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
-from opentelemetry import context as otel_context
 from opentelemetry import metrics, trace
-from opentelemetry.context import Context
-from opentelemetry.trace import Span, Status, StatusCode
 
-from ._version import __version__
-from .audit import Auditor, AuditReport, Citation, VerdictCache
+from .audit import Auditor, Citation
+from .config import AUDIT_FIELDS, AuditConfig, TelemetryConfig, split_settings
 from .documents import DocumentSet
-from .extract import Budget, citations_from_item, extract_citations
+from .enforce import (
+    AuditedResult,
+    CitationAuditError,
+    CitationViolation,
+    OnViolation,
+    enforce,
+)
+from .extract import Budget, call_arguments, call_sources, extract_citations
 from .integrations.answers import answer_citations
-from .judge.runner import LLMCall, WindowConfig
+from .judge.runner import LLMCall
 from .otel import semconv
 from .otel.background import runner
-from .otel.content import ContentPolicy, record_exception
 from .otel.events import logs_configured
-from .otel.metrics import instruments_for
-from .otel.record import record
+from .scope import AuditScope, tracer_for
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from .config import Settings
 
 __all__ = ["AuditedResult", "CitationAuditError", "CitationViolation", "audited_citations"]
 
 F = TypeVar("F", bound=Callable[..., Any])
-P = ParamSpec("P")
 Mode = Literal["observe", "enforce"]
 Extractor = Callable[[Mapping[str, Any], Any], Any]
-
-_DOCUMENT_ARGS = ("documents", "docs", "context", "sources")
-
-logger = logging.getLogger(__name__)
-
-
-def _quiet(method: Callable[P, None]) -> Callable[P, None]:
-    """Telemetry trouble never reaches the caller: a span processor or exporter that raises
-    costs the record, not the call (logged at debug level)."""
-
-    @functools.wraps(method)
-    def quiet(*args: P.args, **kwargs: P.kwargs) -> None:
-        try:
-            method(*args, **kwargs)
-        except Exception:
-            logger.debug("recording the citation audit failed", exc_info=True)
-
-    return quiet
-
-
-class CitationViolation(Exception):
-    """Raised in ``enforce`` mode with ``on_violation="raise"``: a citation failed its audit."""
-
-    def __init__(self, report: AuditReport) -> None:
-        self.report = report
-        bad = ", ".join(f"#{r.index} {r.outcome.value}" for r in report.inconsistent)
-        super().__init__(f"{len(report.inconsistent)} citation(s) failed the audit: {bad}")
-
-
-class CitationAuditError(Exception):
-    """Raised in ``enforce`` mode when the audit itself could not run (fail closed)."""
+Work = tuple[list[Citation], DocumentSet]
 
 
 class DocumentsIncomplete(Exception):
@@ -110,281 +85,172 @@ class DocumentsIncomplete(Exception):
     ``not_found``, so the audit does not run."""
 
 
-@dataclass(frozen=True, slots=True)
-class AuditedResult:
-    """An ``enforce``-mode result that is not a dict: the handler's value and its audit."""
-
-    value: Any
-    report: AuditReport
-
-
-def _telemetry_active(tracer_provider: Any, meter_provider: Any, logger_provider: Any) -> bool:
+def _telemetry_active(telemetry: TelemetryConfig) -> bool:
     """Whether anything would record the audit: traces, metrics or logs (events)."""
-    tp = tracer_provider if tracer_provider is not None else trace.get_tracer_provider()
+    tp = telemetry.tracer_provider
+    if tp is None:
+        tp = trace.get_tracer_provider()
     if not isinstance(tp, (trace.ProxyTracerProvider, trace.NoOpTracerProvider)):
         return True
-    mp = meter_provider if meter_provider is not None else metrics.get_meter_provider()
+    mp = telemetry.meter_provider
+    if mp is None:
+        mp = metrics.get_meter_provider()
     if type(mp).__name__ not in ("_ProxyMeterProvider", "NoOpMeterProvider"):
         return True
-    return logs_configured(logger_provider)
+    return logs_configured(telemetry.logger_provider)
 
 
-class _Plan:
-    """Everything decided at decoration time, and the steps each call goes through."""
+class _Handler:
+    """What is decided once, at decoration time, for one decorated function."""
 
-    def __init__(self, fn: Callable[..., Any], *, auditor: Auditor, mode: Mode,
-                 on_violation: Literal["filter", "raise"], background: bool,
-                 capture_content: bool | None, sample_rate: float,
-                 citations: Extractor | None, documents: Extractor | None,
-                 tracer_provider: Any, meter_provider: Any, logger_provider: Any = None,
-                 check_spans: bool = True) -> None:
+    def __init__(self, fn: Callable[..., Any], auditor: Auditor, telemetry: TelemetryConfig, *,
+                 mode: Mode, on_violation: OnViolation, background: bool,
+                 citations: Extractor | None, documents: Extractor | None) -> None:
         self.fn = fn
-        self.check_spans = check_spans
-        self.auditor = auditor
-        self.mode = mode
-        self.on_violation = on_violation
-        self.background = background
-        self.capture_content = capture_content
-        self.sample_rate = sample_rate
-        self.citations_fn = citations
-        self.documents_fn = documents
-        self.tracer_provider = tracer_provider
-        self.meter_provider = meter_provider
-        self.logger_provider = logger_provider
-        self.tracer = trace.get_tracer("vcg_otel", __version__, tracer_provider)
+        self.name = getattr(fn, "__qualname__", repr(fn))
         try:
             self.signature: inspect.Signature | None = inspect.signature(fn)
         except (TypeError, ValueError):
             self.signature = None
-        self.name = getattr(fn, "__qualname__", repr(fn))
-
-    # -- per call --------------------------------------------------------------------------
+        self.auditor = auditor
+        self.telemetry = telemetry
+        self.tracer = tracer_for(telemetry)
+        self.mode = mode
+        self.on_violation = on_violation
+        self.background = background
+        self.citations_fn = citations
+        self.documents_fn = documents
 
     def skip(self) -> bool:
+        """Whether this call goes unaudited: sampled out, or nothing could record it (observe
+        mode only: enforce mode always audits)."""
         if self.mode == "enforce":
             return False
-        if self.sample_rate < 1.0 and random.random() >= self.sample_rate:
+        rate = self.telemetry.sample_rate
+        if rate < 1.0 and random.random() >= rate:
             return True
-        return not _telemetry_active(self.tracer_provider, self.meter_provider,
-                                     self.logger_provider)
+        return not _telemetry_active(self.telemetry)
 
-    def start(self) -> tuple[Span, Token[Context]] | None:
-        """The audit span, current; ``None`` if telemetry failed to start one (a span
-        processor whose ``on_start`` raises): the handler then runs unaudited."""
-        try:
-            span = self.tracer.start_span(semconv.SPAN_AUDIT, attributes={
-                semconv.OPENINFERENCE_SPAN_KIND: semconv.KIND_GUARDRAIL,
-                semconv.AUDIT_MODE: self.mode,
-            })
-        except Exception:
-            logger.debug("starting the citation_audit span failed", exc_info=True)
+    def call(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> _Call | None:
+        """The audit of one call, its span started; ``None``: run the call unaudited."""
+        if self.skip():
             return None
-        token = otel_context.attach(trace.set_span_in_context(span))
-        return span, token
+        scope = AuditScope.start(self.auditor, self.telemetry, tracer=self.tracer,
+                                 mode=self.mode)
+        return None if scope is None else _Call(self, scope, args, kwargs)
 
-    @_quiet
-    def handler_failed(self, span: Span, exc: BaseException) -> None:
-        try:
-            span.set_attribute(semconv.AUDIT_STATUS, "handler_error")
-            record_exception(span, exc, ContentPolicy.resolve(self.capture_content))
-            span.set_status(Status(StatusCode.ERROR, type(exc).__name__))
-        finally:
-            span.end()
 
-    def arguments(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
-        if self.signature is None:
-            return dict(kwargs)
-        try:
-            bound = self.signature.bind_partial(*args, **kwargs)
-        except TypeError:
-            return dict(kwargs)
-        bound.apply_defaults()  # a default ``documents=...`` counts too
-        return dict(bound.arguments)
+class _Call:
+    """One audited call: its :class:`AuditScope` (``running`` while the handler runs), then
+    :meth:`output`, the step that turns the handler's result into what the caller gets."""
 
-    def extract(self, args: tuple[Any, ...], kwargs: dict[str, Any],
-                result: Any) -> tuple[list[Citation], DocumentSet, Budget, Budget]:
-        """Citations and documents of one call, each walk within its :class:`Budget`
-        (returned, so the span can say whether one ran out)."""
+    __slots__ = ("args", "handler", "kwargs", "running", "scope")
+
+    def __init__(self, handler: _Handler, scope: AuditScope, args: tuple[Any, ...],
+                 kwargs: dict[str, Any]) -> None:
+        self.handler, self.scope, self.args, self.kwargs = handler, scope, args, kwargs
+        self.running = scope.running
+
+    def _read(self, result: Any) -> Work | None:
+        """The citations and documents of the call, each walk within its :class:`Budget`;
+        ``None`` when the output cites nothing (the span then says so)."""
+        h = self.handler
         budget = Budget()
-        arguments = self.arguments(args, kwargs)
-        if self.citations_fn is not None:
-            citations = extract_citations(self.citations_fn(arguments, result), budget)
-        else:
-            # framework results wrap the answer (LlamaIndex Response, Haystack outputs, ...)
+        arguments = call_arguments(h.signature, self.args, self.kwargs)
+        if h.citations_fn is not None:
+            citations = extract_citations(h.citations_fn(arguments, result), budget)
+        else:  # framework results wrap the answer (LlamaIndex Response, Haystack outputs, ...)
             citations = extract_citations(result, budget) or answer_citations(result, budget)
         doc_budget = budget.after()
-        if self.documents_fn is not None:
-            sources = [self.documents_fn(arguments, result)]
-        else:  # arguments first: their order is the context list the prompt showed
-            sources = [arguments[name] for name in _DOCUMENT_ARGS if name in arguments]
-            sources.append(result)
+        sources = ([h.documents_fn(arguments, result)] if h.documents_fn is not None
+                   else call_sources(arguments, result))
         # every chunk under every id a prompt could show (vcg_otel.documents)
         documents = DocumentSet.from_sources(*sources, budget=doc_budget)
-        return citations, documents, budget, doc_budget
-
-    @_quiet
-    def finish(self, span: Span, report: AuditReport, status: str = "audited") -> None:
-        """Write the report as telemetry and end the audit span."""
-        try:
-            record(report, span, self.tracer, ContentPolicy.resolve(self.capture_content),
-                   status=status, check_spans=self.check_spans,
-                   meter_provider=self.meter_provider, logger_provider=self.logger_provider)
-        finally:
-            span.end()
-
-    @_quiet
-    def internal_error(self, span: Span, exc: BaseException, *, trace_back: bool = True) -> None:
-        """End the span as a failed audit. ``trace_back=False``: the type only (a background
-        audit cancelled at exit: formatting a thousand asyncio stacks would cost seconds)."""
-        try:
-            span.set_attribute(semconv.AUDIT_ERROR, type(exc).__name__)
-            if trace_back:
-                record_exception(span, exc, ContentPolicy.resolve(self.capture_content))
-            span.set_status(Status(StatusCode.ERROR,
-                                   f"citation audit failed: {type(exc).__name__}"))
-        finally:
-            span.end()
-
-    @_quiet
-    def nothing(self, span: Span, documents: DocumentSet) -> None:
-        span.set_attribute(semconv.AUDIT_STATUS, "nothing_to_audit")
-        span.set_attribute(semconv.COUNT_TOTAL, 0)
-        span.set_attribute(semconv.AUDIT_DOCUMENT_COUNT, len(documents))
-        span.end()
-
-    def shaped(self, result: Any, report: AuditReport) -> Any:
-        """The enforce-mode result (see the module docstring for the rule)."""
-        if self.on_violation == "raise" and report.inconsistent:
-            raise CitationViolation(report)
-        listed = result.get("citations") if isinstance(result, dict) else None
-        if isinstance(listed, list):
-            keep = _consistent_items(listed, report)
-            return {**result, "citations": keep, "citation_audit": report.to_dict()}
-        return AuditedResult(result, report)
-
-    @_quiet
-    def submit_background(self, span: Span, args: tuple[Any, ...], kwargs: dict[str, Any],
-                          result: Any) -> None:
-        """Extract and audit on the audit thread: the caller's thread never reads the result."""
-        span.set_attribute(semconv.AUDIT_BACKGROUND, True)
-
-        async def job() -> None:
-            import asyncio
-
-            try:
-                work = self._begin(span, args, kwargs, result)
-                if work is not None:
-                    self.finish(span, await self.auditor.aaudit(*work), _status(work[1]))
-            except asyncio.CancelledError as exc:  # by the runner, at exit
-                self.internal_error(span, exc, trace_back=False)
-            except BaseException as exc:  # nothing here is a caller's: all of it is the audit's
-                self.internal_error(span, exc)
-
-        def abandoned() -> None:  # cancelled at exit before it started
-            import asyncio
-
-            self.internal_error(span, asyncio.CancelledError(), trace_back=False)
-
-        if not runner.submit(job, abandoned):
-            instruments_for(self.meter_provider).dropped.add(1)
-            span.set_attribute(semconv.AUDIT_STATUS, "dropped")
-            span.end()
-
-    def _begin(self, span: Span, args: tuple[Any, ...], kwargs: dict[str, Any],
-               result: Any) -> tuple[list[Citation], DocumentSet] | None:
-        """Extract what to audit; ``None`` when there is nothing to audit."""
-        citations, documents, budget, doc_budget = self.extract(args, kwargs, result)
         limit = budget.exhausted or doc_budget.exhausted
         if limit is not None:
-            span.set_attribute(semconv.AUDIT_EXTRACT_LIMIT, limit)
+            self.scope.annotate(semconv.AUDIT_EXTRACT_LIMIT, limit)
         if not citations:
-            self.nothing(span, documents)
+            self.scope.nothing(documents)
             return None
         if not doc_budget.complete:  # fewer citations are fine; fewer documents are not
             raise DocumentsIncomplete(limit or "unreadable")
-        span.set_attribute(semconv.AUDIT_DOCUMENT_COUNT, len(documents))
         return citations, documents
 
-    def _extracted(self, span: Span, args: tuple[Any, ...], kwargs: dict[str, Any],
-                   result: Any) -> tuple[list[Citation], DocumentSet] | None:
-        """:meth:`_begin` in the foreground: whatever reading the result raises is the
-        extractor's failure (see the module docstring), never the caller's."""
+    def _work(self, result: Any) -> Work | None:
+        """:meth:`_read` in the foreground: whatever reading the result raises (even a
+        ``KeyboardInterrupt`` from a property) is the extractor's failure, never the
+        caller's; recorded, and in enforce mode the audit fails closed."""
         try:
-            return self._begin(span, args, kwargs, result)
+            return self._read(result)
         except BaseException as exc:
-            self._failed(span, exc)
+            self.scope.error(exc)
+            self._fail_closed(exc)
             return None
 
-    def _failed(self, span: Span, exc: BaseException) -> None:
-        """Record a failed audit; in enforce mode the caller gets :class:`CitationAuditError`."""
-        self.internal_error(span, exc)
-        if self.mode == "enforce":
-            raise CitationAuditError(f"citation audit of {self.name} failed") from exc
+    def _fail_closed(self, exc: BaseException) -> None:
+        if self.handler.mode == "enforce":
+            raise CitationAuditError(f"citation audit of {self.handler.name} failed") from exc
 
-    def _conclude(self, span: Span, result: Any, report: AuditReport,
-                  status: str = "audited") -> Any:
-        self.finish(span, report, status)
-        return self.shaped(result, report) if self.mode == "enforce" else result
+    def _answer(self, result: Any, report: Any) -> Any:
+        h = self.handler
+        if h.mode != "enforce" or report is None:
+            return result
+        return enforce(result, report, h.on_violation)
 
-    def after(self, span: Span, args: tuple[Any, ...], kwargs: dict[str, Any],
-              result: Any) -> Any:
+    def output(self, result: Any) -> Any:
         """Audit a finished sync call; returns what the caller gets."""
-        if self.background:
-            self.submit_background(span, args, kwargs, result)
-            return result
-        work = self._extracted(span, args, kwargs, result)
+        if self.handler.background:
+            return self._submit(result)
+        work = self._work(result)
         if work is None:
             return result
         try:
-            report = self.auditor.audit(*work)
-        except Exception as exc:
-            self._failed(span, exc)
-            return result
-        except BaseException as exc:  # a Ctrl-C delivered to the waiting caller: theirs
-            self.internal_error(span, exc)
-            raise
-        return self._conclude(span, result, report, _status(work[1]))
+            report = self.scope.run(*work, swallow=self.handler.mode != "enforce")
+        except Exception as exc:  # enforce mode: recorded by the scope
+            self._fail_closed(exc)
+            raise  # pragma: no cover - _fail_closed raises in enforce mode
+        return self._answer(result, report)
 
-    async def aafter(self, span: Span, args: tuple[Any, ...], kwargs: dict[str, Any],
-                     result: Any) -> Any:
+    async def aoutput(self, result: Any) -> Any:
         """Audit a finished async call; returns what the caller gets."""
-        if self.background:
-            self.submit_background(span, args, kwargs, result)
-            return result
-        work = self._extracted(span, args, kwargs, result)
+        if self.handler.background:
+            return self._submit(result)
+        work = self._work(result)
         if work is None:
             return result
         try:
-            report = await self.auditor.aaudit(*work)
+            report = await self.scope.arun(*work, swallow=self.handler.mode != "enforce")
         except Exception as exc:
-            self._failed(span, exc)
-            return result
-        except BaseException as exc:  # the caller's task was cancelled: theirs
-            self.internal_error(span, exc)
-            raise
-        return self._conclude(span, result, report, _status(work[1]))
+            self._fail_closed(exc)
+            raise  # pragma: no cover
+        return self._answer(result, report)
 
+    def _submit(self, result: Any) -> Any:
+        """Read and audit on the audit thread: the caller's thread never reads the result.
+        Returns ``result`` untouched."""
+        scope = self.scope
+        scope.annotate(semconv.AUDIT_BACKGROUND, True)
 
-def _status(documents: DocumentSet) -> str:
-    """``no_documents`` when the answer cites but nothing came to check it against (its
-    citations are then all ``unverifiable``), else ``audited``."""
-    return "audited" if len(documents) else semconv.STATUS_NO_DOCUMENTS
+        async def job() -> None:
+            try:
+                work = self._read(result)
+            except BaseException as exc:  # nothing here is a caller's: all of it is the audit's
+                scope.error(exc, trace_back=not isinstance(exc, asyncio.CancelledError))
+                return
+            if work is not None:
+                with contextlib.suppress(BaseException):  # cancelled at exit: arun recorded it
+                    await scope.arun(*work)
 
+        def abandoned() -> None:  # cancelled at exit before it started
+            scope.error(asyncio.CancelledError(), trace_back=False)
 
-def _consistent_items(items: list[Any], report: AuditReport) -> list[Any]:
-    """Items of a result's ``citations`` list whose audit came out consistent.
-
-    Items that are not recognisable citations were not audited: nothing vouches for them, so
-    they are dropped too. An item citing several sources (a Cohere span) gave one result per
-    source: it is kept only when all of them are consistent.
-    """
-    kept: list[Any] = []
-    results = iter(report.results)
-    for item in items:
-        mine = [r for _, r in zip(citations_from_item(item), results, strict=False)]
-        if mine and all(report.is_consistent(r) for r in mine):
-            kept.append(item)
-    return kept
+        try:
+            submitted = runner.submit(job, abandoned)
+        except Exception:
+            submitted = False
+        if not submitted:
+            scope.dropped()
+        return result
 
 
 def _streamed(chunks: list[Any]) -> Any:
@@ -393,35 +259,33 @@ def _streamed(chunks: list[Any]) -> Any:
     return chunks
 
 
-def _wrap(fn: Callable[..., Any], plan: _Plan) -> Callable[..., Any]:
+def _wrap(fn: Callable[..., Any], handler: _Handler) -> Callable[..., Any]:
+    """The wrapper for ``fn``'s kind. Each is thin: start the call's audit (or not), run the
+    handler inside :meth:`AuditScope.running`, hand the result to the output step. Streams
+    make the span current around each step of the handler, and are audited when they end or
+    are closed early."""
     if inspect.isasyncgenfunction(fn):
         @functools.wraps(fn)
         async def agen_wrapper(*args: Any, **kwargs: Any) -> Any:
-            started = None if plan.skip() else plan.start()
-            if started is None:
+            call = handler.call(args, kwargs)
+            if call is None:
                 async for item in fn(*args, **kwargs):
                     yield item
                 return
-            span, token = started
-            chunks: list[Any] = []
-            try:
+            with call.running():
                 agen = fn(*args, **kwargs)
-            finally:
-                otel_context.detach(token)
+            chunks: list[Any] = []
             sent: Any = None
             thrown: BaseException | None = None  # from the caller's athrow(): the handler's
             while True:
-                token = otel_context.attach(trace.set_span_in_context(span))
-                try:
-                    item = await (agen.asend(sent) if thrown is None else agen.athrow(thrown))
-                except StopAsyncIteration:
-                    break
-                except BaseException as exc:
-                    plan.handler_failed(span, exc)
-                    raise
-                finally:
-                    otel_context.detach(token)
-                    thrown = None
+                with call.running():
+                    try:
+                        item = await (agen.asend(sent) if thrown is None
+                                      else agen.athrow(thrown))
+                    except StopAsyncIteration:
+                        break
+                    finally:
+                        thrown = None
                 chunks.append(item)
                 try:
                     sent = yield item
@@ -429,41 +293,34 @@ def _wrap(fn: Callable[..., Any], plan: _Plan) -> Callable[..., Any]:
                     try:
                         await agen.aclose()
                     finally:
-                        await plan.aafter(span, args, kwargs, _streamed(chunks))
+                        await call.aoutput(_streamed(chunks))
                     raise
                 except BaseException as exc:
                     sent, thrown = None, exc
-            await plan.aafter(span, args, kwargs, _streamed(chunks))
+            await call.aoutput(_streamed(chunks))
 
         return agen_wrapper
 
     if inspect.isgeneratorfunction(fn):
         @functools.wraps(fn)
         def gen_wrapper(*args: Any, **kwargs: Any) -> Any:
-            started = None if plan.skip() else plan.start()
-            if started is None:
+            call = handler.call(args, kwargs)
+            if call is None:
                 return (yield from fn(*args, **kwargs))
-            span, token = started
-            chunks: list[Any] = []
-            try:
+            with call.running():
                 gen = fn(*args, **kwargs)
-            finally:
-                otel_context.detach(token)
+            chunks: list[Any] = []
             sent: Any = None
             thrown: BaseException | None = None  # from the caller's throw(): the handler's
             while True:
-                token = otel_context.attach(trace.set_span_in_context(span))
-                try:
-                    item = gen.send(sent) if thrown is None else gen.throw(thrown)
-                except StopIteration as stop:
-                    value = stop.value
-                    break
-                except BaseException as exc:
-                    plan.handler_failed(span, exc)
-                    raise
-                finally:
-                    otel_context.detach(token)
-                    thrown = None
+                with call.running():
+                    try:
+                        item = gen.send(sent) if thrown is None else gen.throw(thrown)
+                    except StopIteration as stop:
+                        value = stop.value
+                        break
+                    finally:
+                        thrown = None
                 chunks.append(item)
                 try:
                     sent = yield item
@@ -471,11 +328,11 @@ def _wrap(fn: Callable[..., Any], plan: _Plan) -> Callable[..., Any]:
                     try:
                         gen.close()
                     finally:
-                        plan.after(span, args, kwargs, _streamed(chunks))
+                        call.output(_streamed(chunks))
                     raise
                 except BaseException as exc:
                     sent, thrown = None, exc
-            plan.after(span, args, kwargs, _streamed(chunks))
+            call.output(_streamed(chunks))
             return value
 
         return gen_wrapper
@@ -483,35 +340,23 @@ def _wrap(fn: Callable[..., Any], plan: _Plan) -> Callable[..., Any]:
     if inspect.iscoroutinefunction(fn):
         @functools.wraps(fn)
         async def async_wrapper(*args: Any, **kwargs: Any) -> Any:
-            started = None if plan.skip() else plan.start()
-            if started is None:
+            call = handler.call(args, kwargs)
+            if call is None:
                 return await fn(*args, **kwargs)
-            span, token = started
-            try:
+            with call.running():
                 result = await fn(*args, **kwargs)
-            except BaseException as exc:
-                otel_context.detach(token)
-                plan.handler_failed(span, exc)
-                raise
-            otel_context.detach(token)
-            return await plan.aafter(span, args, kwargs, result)
+            return await call.aoutput(result)
 
         return async_wrapper
 
     @functools.wraps(fn)
     def sync_wrapper(*args: Any, **kwargs: Any) -> Any:
-        started = None if plan.skip() else plan.start()
-        if started is None:
+        call = handler.call(args, kwargs)
+        if call is None:
             return fn(*args, **kwargs)
-        span, token = started
-        try:
+        with call.running():
             result = fn(*args, **kwargs)
-        except BaseException as exc:
-            otel_context.detach(token)
-            plan.handler_failed(span, exc)
-            raise
-        otel_context.detach(token)
-        return plan.after(span, args, kwargs, result)
+        return call.output(result)
 
     return sync_wrapper
 
@@ -523,14 +368,10 @@ def audited_citations(fn: F) -> F: ...
 @overload
 def audited_citations(
     fn: None = None, *, judge: LLMCall | None = ..., auditor: Auditor | None = ...,
-    mode: Mode = ..., on_violation: Literal["filter", "raise"] = ..., background: bool = ...,
-    capture_content: bool | None = ..., sample_rate: float = ...,
-    judge_sample_rate: float = ..., max_judge_calls: int | None = ...,
-    max_tokens: int | None = ..., timeout: float | None = ..., max_concurrency: int = ...,
-    window: WindowConfig | None = ..., cache: VerdictCache | bool | None = ...,
+    mode: Mode = ..., on_violation: OnViolation = ..., background: bool = ...,
     citations: Extractor | None = ..., documents: Extractor | None = ...,
-    tracer_provider: Any = ..., meter_provider: Any = ..., logger_provider: Any = ...,
-    check_spans: bool = ...,
+    config: AuditConfig | None = ..., telemetry: TelemetryConfig | None = ...,
+    **settings: Unpack[Settings],
 ) -> Callable[[F], F]: ...
 
 
@@ -540,23 +381,13 @@ def audited_citations(
     judge: LLMCall | None = None,
     auditor: Auditor | None = None,
     mode: Mode = "observe",
-    on_violation: Literal["filter", "raise"] = "filter",
+    on_violation: OnViolation = "filter",
     background: bool = False,
-    capture_content: bool | None = None,
-    sample_rate: float = 1.0,
-    judge_sample_rate: float = 1.0,
-    max_judge_calls: int | None = None,
-    max_tokens: int | None = None,
-    timeout: float | None = 30.0,
-    max_concurrency: int = 8,
-    window: WindowConfig | None = None,
-    cache: VerdictCache | bool | None = True,
     citations: Extractor | None = None,
     documents: Extractor | None = None,
-    tracer_provider: Any = None,
-    meter_provider: Any = None,
-    logger_provider: Any = None,
-    check_spans: bool = True,
+    config: AuditConfig | None = None,
+    telemetry: TelemetryConfig | None = None,
+    **settings: Unpack[Settings],
 ) -> Any:
     """Audit the citations of every answer the decorated handler returns.
 
@@ -565,40 +396,48 @@ def audited_citations(
 
     Args:
         judge: any ``llm_call(system, user)`` (e.g. ``LiteLLMJudge``); ``None``: gate only.
-        auditor: a configured :class:`~vcg_otel.audit.Auditor` instead of the judge options.
-        mode: ``"observe"`` (default) or ``"enforce"`` (see the module docstring).
+        auditor: a configured :class:`~vcg_otel.audit.Auditor` to share, instead of
+            ``judge`` and the audit settings (giving both raises: the auditor's own would
+            silently win).
+        mode: ``"observe"`` (default) or ``"enforce"`` (see :mod:`vcg_otel.enforce`).
         on_violation: in enforce mode, ``"filter"`` unsupported citations out or ``"raise"``
             :class:`CitationViolation`.
         background: return at once and finish the audit (judge included) on a background
             thread; the spans are still complete and parented to the call's span.
-        capture_content: write claims, quotes, prompts and reasoning to telemetry; ``None``
-            follows ``VCG_OTEL_CAPTURE_CONTENT`` and ``OPENINFERENCE_HIDE_INPUTS/OUTPUTS``.
-        sample_rate: fraction of calls audited at all (observe mode).
-        judge_sample_rate, max_judge_calls, max_tokens, timeout, max_concurrency, window,
-            cache: passed to the :class:`~vcg_otel.audit.Auditor`.
         citations, documents: ``f(arguments, result)`` overriding where citations and
             documents come from (``arguments`` maps parameter names to values). By default
             citations come from the result and documents from the result and from arguments
             named ``documents``, ``docs``, ``context`` or ``sources``.
-        tracer_provider, meter_provider, logger_provider: explicit providers (default: the
-            global ones); the logger provider receives the events (``gen_ai.evaluation.result``
-            and the others, see :mod:`vcg_otel.otel.events`).
-        check_spans: one ``citation.check`` span per citation (default), or ``False`` for one
-            ``citation.check`` *event* per citation on the ``citation_audit`` span: a sixth of
-            the spans for five citations, for high-volume services (README, "Load").
+        config: an :class:`~vcg_otel.config.AuditConfig` (the judge's budget, sampling,
+            window; the gate's bounds).
+        telemetry: a :class:`~vcg_otel.config.TelemetryConfig` (content capture, call
+            sampling, span shapes, providers).
+        **settings: any field of either config as a keyword instead (``timeout=5``,
+            ``capture_content=False``, ``sample_rate=0.1``, ``check_spans=False``,
+            ``tracer_provider=...``); a field given both ways raises. Unset fields come from
+            their environment variables (:func:`vcg_otel.config.env_vars`).
+
+    Raises:
+        TypeError, ValueError: at decoration time, for an unknown or invalid setting, one
+            given twice, ``auditor=`` with ``judge=`` or audit settings, enforce mode with
+            ``background=True`` or on a generator.
     """
     if mode not in ("observe", "enforce"):
         raise ValueError(f"mode must be 'observe' or 'enforce', not {mode!r}")
     if on_violation not in ("filter", "raise"):
         raise ValueError(f"on_violation must be 'filter' or 'raise', not {on_violation!r}")
-    if not 0.0 <= sample_rate <= 1.0:
-        raise ValueError("sample_rate must be between 0 and 1")
     if mode == "enforce" and background:
         raise ValueError("enforce mode needs the audit before returning: background=False")
-    the_auditor = auditor or Auditor(
-        judge, timeout=timeout, max_concurrency=max_concurrency,
-        max_judge_calls=max_judge_calls, max_tokens=max_tokens, sample_rate=judge_sample_rate,
-        cache=cache, window=window)
+    audit_config, telemetry_config = split_settings(
+        settings, config=config, telemetry=telemetry, where="@audited_citations")
+    assert telemetry_config is not None
+    if auditor is not None:
+        given = [name for name, value in (("judge", judge), ("config", config))
+                 if value is not None] + sorted(AUDIT_FIELDS.intersection(settings))
+        if given:
+            raise TypeError(f"@audited_citations: auditor= carries its own judge and settings; "
+                            f"{', '.join(given)} would be ignored (configure the Auditor)")
+    the_auditor = auditor or Auditor(judge, config=audit_config)
 
     def decorate(target: Callable[..., Any]) -> Callable[..., Any]:
         if not callable(target):
@@ -606,14 +445,11 @@ def audited_citations(
         streaming = inspect.isgeneratorfunction(target) or inspect.isasyncgenfunction(target)
         if mode == "enforce" and streaming:
             raise TypeError("enforce mode cannot take back streamed chunks: use observe")
-        plan = _Plan(target, auditor=the_auditor, mode=mode, on_violation=on_violation,
-                     background=background, capture_content=capture_content,
-                     sample_rate=sample_rate, citations=citations, documents=documents,
-                     tracer_provider=tracer_provider, meter_provider=meter_provider,
-                     logger_provider=logger_provider,
-                     check_spans=check_spans)
-        wrapper = _wrap(target, plan)
-        wrapper.__vcg_otel_plan__ = plan  # type: ignore[attr-defined]
+        handler = _Handler(target, the_auditor, telemetry_config, mode=mode,
+                           on_violation=on_violation, background=background,
+                           citations=citations, documents=documents)
+        wrapper = _wrap(target, handler)
+        wrapper.__vcg_otel_handler__ = handler  # type: ignore[attr-defined]
         return wrapper
 
     if fn is not None:

@@ -44,6 +44,7 @@ mutates what it reads.
 
 from __future__ import annotations
 
+import inspect
 import re
 import time
 from collections.abc import Iterable, Mapping
@@ -52,8 +53,9 @@ from typing import Any
 
 from .audit.models import Citation
 
-__all__ = ["MAX_DEPTH", "MAX_ID_CHARS", "Budget", "citation_from_item", "citations_from_item",
-           "document_id", "extract_citations", "extract_documents"]
+__all__ = ["DOCUMENT_ARGUMENTS", "MAX_DEPTH", "MAX_ID_CHARS", "Budget", "call_arguments",
+           "call_sources", "citation_from_item", "citations_from_item", "document_id",
+           "extract_citations", "extract_documents"]
 
 #: Nested containers deeper than this are not searched (hostile or cyclic results).
 MAX_DEPTH = 6
@@ -507,3 +509,29 @@ def extract_documents(obj: Any, budget: Budget | None = None) -> dict[str, str]:
         return _documents(obj, walk, 0)
     finally:
         _BUDGET.reset(token)
+
+
+# --- a decorated call's arguments ----------------------------------------------------------
+
+#: Arguments searched for documents when no ``documents=`` extractor is given, in this order.
+DOCUMENT_ARGUMENTS = ("documents", "docs", "context", "sources")
+
+
+def call_arguments(signature: inspect.Signature | None, args: tuple[Any, ...],
+                   kwargs: Mapping[str, Any]) -> dict[str, Any]:
+    """A call's arguments by parameter name, defaults included (a default ``documents=...``
+    counts too); just the keywords when the signature is unknown or does not bind."""
+    if signature is None:
+        return dict(kwargs)
+    try:
+        bound = signature.bind_partial(*args, **kwargs)
+    except TypeError:
+        return dict(kwargs)
+    bound.apply_defaults()
+    return dict(bound.arguments)
+
+
+def call_sources(arguments: Mapping[str, Any], result: Any) -> list[Any]:
+    """Where a call's documents may be: the :data:`DOCUMENT_ARGUMENTS` it was given (first:
+    their order is the context list the prompt showed), then its result."""
+    return [arguments[name] for name in DOCUMENT_ARGUMENTS if name in arguments] + [result]

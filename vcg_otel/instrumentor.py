@@ -8,6 +8,11 @@ optionally ``VCG_JUDGE_MODEL`` for a litellm judge): the ``opentelemetry_instrum
 point loads this instrumentor. A target whose module is not imported yet is wrapped when it
 is imported. ``uninstrument()`` puts back the exact original objects. Needs the extra
 ``instrumentation`` (``opentelemetry-instrumentation``).
+
+``instrument()`` takes every option of ``@audited_citations`` (``config=``, ``telemetry=``,
+``timeout=``, ``capture_content=``, ...), validated the same way; under
+``opentelemetry-instrument`` the settings come from their ``VCG_OTEL_*`` variables
+(:func:`vcg_otel.config.env_vars`).
 """
 
 from __future__ import annotations
@@ -30,11 +35,9 @@ __all__ = ["CitationAuditInstrumentor", "parse_target"]
 
 logger = logging.getLogger(__name__)
 
-# Options passed through to @audited_citations.
-_OPTIONS = ("judge", "auditor", "mode", "on_violation", "background", "capture_content",
-            "sample_rate", "judge_sample_rate", "max_judge_calls", "max_tokens", "timeout",
-            "max_concurrency", "window", "cache", "citations", "documents",
-            "tracer_provider", "meter_provider", "logger_provider", "check_spans")
+# instrument() keywords that are BaseInstrumentor's or ours; every other one goes to
+# @audited_citations, which validates it (an unknown or conflicting one raises there).
+_NOT_OPTIONS = frozenset({"targets", "skip_dep_check", "raise_exception_on_conflict"})
 
 
 def parse_target(target: str) -> tuple[str, list[str]]:
@@ -68,7 +71,7 @@ class CitationAuditInstrumentor(BaseInstrumentor):  # type: ignore[misc]
         if targets is None:
             targets = [t.strip() for t in os.environ.get(semconv.ENV_TARGETS, "").split(",")
                        if t.strip()]
-        options = {k: kwargs[k] for k in _OPTIONS if k in kwargs}
+        options = {k: v for k, v in kwargs.items() if k not in _NOT_OPTIONS}
         if "judge" not in options and "auditor" not in options:
             from .llm import judge_from_env
 
@@ -111,7 +114,7 @@ class CitationAuditInstrumentor(BaseInstrumentor):  # type: ignore[misc]
             logger.warning("vcg_otel: target %s not found", target)
             return
         func = raw.__func__ if isinstance(raw, (staticmethod, classmethod)) else raw
-        if hasattr(func, "__vcg_otel_plan__") or any(
+        if hasattr(func, "__vcg_otel_handler__") or any(
                 o is owner and n == name for o, n, _ in self._wrapped):
             return  # already audited (by the decorator or by us): never wrap twice
         audited = decorate(func)  # once: the decorator binds arguments by func's signature

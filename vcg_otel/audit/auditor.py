@@ -28,9 +28,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from .._aio import run_sync
 from .._executor import DaemonExecutor
+from ..config import split_settings
 from ..documents import DocumentSet
 from ..evidence import QuotelessStage, SourceEvidence
-from ..gate import DEFAULT_MAX_GAP, GateMatch, NotFoundReason, quote_gate, span_gate
+from ..gate import GateMatch, NotFoundReason, quote_gate, span_gate
 from ..gate.api import Documents, as_corpus
 from ..gate.corpus import Corpus
 from ..gate.search import DEFAULT_SEARCH_STEPS, SearchBudget
@@ -52,6 +53,10 @@ from .models import AuditReport, AuditResult, Citation, Outcome
 
 if TYPE_CHECKING:
     import asyncio
+
+    from typing_extensions import Unpack
+
+    from ..config import AuditConfig, AuditSettings
 
 __all__ = ["AUDIT_SEARCH_STEPS", "MAX_REENTRY", "Auditor", "audit_citation"]
 
@@ -127,70 +132,45 @@ class Auditor:
     Args:
         judge: any ``llm_call(system, user)`` returning text or a ``JudgeResponse`` (sync or
             async, e.g. :class:`vcg_otel.llm.LiteLLMJudge`); ``None`` for a gate-only audit.
-        timeout: seconds one judge call may take, waiting for a free slot included, before it
-            fails closed (``timeout``); a sync call that hangs past it is abandoned and its
-            thread replaced (at most
-            ``4 * max_concurrency`` hung threads are kept; beyond that calls wait and time out).
-        max_concurrency: judge calls in flight at once for this auditor, across all its audits
-            (sync, async and background alike); re-entrant audits do not count.
-        max_judge_calls, max_tokens: per-audit budget; citations beyond it are ``unjudged``
-            with reason ``budget_exhausted`` (tokens are checked before each call, so calls
-            already in flight may overshoot ``max_tokens`` by their own size).
-        sample_rate: fraction of found citations sent to the judge (deterministic per claim
-            and passage); the rest keep the outcome ``found``.
-        cache: a :class:`VerdictCache` to share, ``True`` for a private one, ``False``/``None``
-            for none.
-        window: how much source the judge sees (:class:`WindowConfig`).
-        max_gap: the gate's bound for elided quotes.
-        misattributed_is_consistent: count misattributed quotes as consistent in reports.
-        max_citations: citations audited per call at most; the rest are not audited and
-            the report says how many (``skipped``), so a runaway answer cannot stall the app.
+        config: an :class:`~vcg_otel.config.AuditConfig`; or its fields as keywords
+            (``Auditor(judge, timeout=5, max_tokens=20_000)``), not both. Unset fields come
+            from their environment variables, then the defaults. In short: ``timeout`` bounds
+            one judge call, slot wait included (a sync call that hangs past it is abandoned
+            and its thread replaced, at most ``4 * max_concurrency`` hung threads kept);
+            ``max_concurrency`` bounds calls in flight for this auditor across all its audits
+            (re-entrant audits do not count); ``max_judge_calls`` and ``max_tokens`` are a
+            per-audit budget (citations beyond it are ``unjudged``, ``budget_exhausted``;
+            calls in flight may overshoot ``max_tokens`` by their own size);
+            ``judge_sample_rate`` judges a fraction of found quotes, deterministic per claim
+            and passage; ``max_citations`` caps the citations audited per call (the rest are
+            ``skipped`` in the report, so a runaway answer cannot stall the app).
     """
 
-    def __init__(
-        self,
-        judge: LLMCall | None = None,
-        *,
-        timeout: float | None = 30.0,
-        max_concurrency: int = 8,
-        max_judge_calls: int | None = None,
-        max_tokens: int | None = None,
-        sample_rate: float = 1.0,
-        cache: VerdictCache | bool | None = True,
-        window: WindowConfig | None = None,
-        max_gap: int = DEFAULT_MAX_GAP,
-        misattributed_is_consistent: bool = False,
-        max_citations: int = 10_000,
-    ) -> None:
+    def __init__(self, judge: LLMCall | None = None, *, config: AuditConfig | None = None,
+                 **settings: Unpack[AuditSettings]) -> None:
         if judge is not None and not callable(judge):
             raise TypeError(f"judge must be callable or None, not {type(judge).__name__}")
-        if timeout is not None and not timeout > 0:
-            raise ValueError("timeout must be positive or None")
-        if max_concurrency < 1:
-            raise ValueError("max_concurrency must be >= 1")
-        for name, value in (("max_judge_calls", max_judge_calls), ("max_tokens", max_tokens)):
-            if value is not None and value < 0:
-                raise ValueError(f"{name} must be >= 0 or None")
-        if not 0.0 <= sample_rate <= 1.0:
-            raise ValueError("sample_rate must be between 0 and 1")
+        config, _ = split_settings(settings, config=config, where="Auditor()",
+                                   audit_only=True)
         self.judge = judge
         self.judge_model = None if judge is None else judge_model_name(judge)
-        self.timeout = timeout
-        self.max_concurrency = max_concurrency
-        self.max_judge_calls = max_judge_calls
-        self.max_tokens = max_tokens
-        self.sample_rate = sample_rate
+        self.config = config
+        self.timeout = config.timeout
+        self.max_concurrency = config.max_concurrency
+        self.max_judge_calls = config.max_judge_calls
+        self.max_tokens = config.max_tokens
+        self.judge_sample_rate = config.judge_sample_rate
         self.cache: VerdictCache | None = (
-            VerdictCache() if cache is True
-            else cache if isinstance(cache, VerdictCache) else None
+            VerdictCache() if config.cache is True
+            else config.cache if isinstance(config.cache, VerdictCache) else None
         )
-        self.window = window or WindowConfig()
-        self.max_gap = max_gap
-        self.misattributed_is_consistent = misattributed_is_consistent
-        self.max_citations = max_citations
+        self.window = config.window or WindowConfig()
+        self.max_gap = config.max_gap
+        self.misattributed_is_consistent = config.misattributed_is_consistent
+        self.max_citations = config.max_citations
         self._executor: DaemonExecutor | None = None
         self._executor_lock = threading.Lock()
-        self._slots = Slots(max_concurrency)
+        self._slots = Slots(config.max_concurrency)
         self._marker = object()  # this auditor, in _JUDGING
 
     # -- public ----------------------------------------------------------------------------
@@ -308,10 +288,10 @@ class Auditor:
         return Outcome.UNVERIFIABLE, None
 
     def _sampled(self, claim: str, source: str) -> bool:
-        if self.sample_rate >= 1.0:
+        if self.judge_sample_rate >= 1.0:
             return True
         digest = zlib.crc32(f"{claim}\x00{source}".encode("utf-8", "surrogatepass"))
-        return digest / 2**32 < self.sample_rate
+        return digest / 2**32 < self.judge_sample_rate
 
     # -- stage 2 ---------------------------------------------------------------------------
 

@@ -24,11 +24,11 @@ from typing import Any
 from haystack import Document, component, default_from_dict, default_to_dict
 from haystack.dataclasses import ChatMessage
 
-from ..audit import Auditor, AuditReport, AuditResult
+from ..audit import AuditReport, AuditResult
 from ..audit import Citation as AuditCitation
 from ..documents import DocumentSet
 from ..extract import Budget
-from ._record import AuditScope, record_audit
+from ._record import AuditScope, configure, record_audit
 from .answers import citations_in_text
 
 __all__ = ["Citation", "CitationConsistencyChecker", "ReplyCitationChecker"]
@@ -96,21 +96,28 @@ class _Checking:
     def __init__(self, treat_misattributed_as_consistent: bool = False,
                  judge_model: str | None = None, judge_api_base: str | None = None,
                  judge_timeout: float = 30.0, position_base: int | None = None,
-                 id_keys: list[str] | None = None) -> None:
+                 id_keys: list[str] | None = None,
+                 settings: dict[str, Any] | None = None) -> None:
         self.treat_misattributed_as_consistent = treat_misattributed_as_consistent
         self.judge_model = judge_model
         self.judge_api_base = judge_api_base
         self.judge_timeout = judge_timeout
         self.position_base = position_base
         self.id_keys = list(id_keys or [])
+        self.settings = dict(settings or {})
         judge = None
         if judge_model:
             from ..llm import LiteLLMJudge
 
             extra: dict[str, Any] = {"api_base": judge_api_base} if judge_api_base else {}
             judge = LiteLLMJudge(judge_model, timeout=judge_timeout, **extra)
-        self._auditor = Auditor(
-            judge, misattributed_is_consistent=treat_misattributed_as_consistent)
+        if "misattributed_is_consistent" in self.settings:
+            raise TypeError(f"{type(self).__name__}: give treat_misattributed_as_consistent, "
+                            "not settings['misattributed_is_consistent']")
+        self._auditor, self._telemetry = configure(
+            judge, {**self.settings,
+                    "misattributed_is_consistent": treat_misattributed_as_consistent},
+            config=None, telemetry=None, where=f"{type(self).__name__}()")
 
     def to_dict(self) -> dict[str, Any]:
         """Serialize (the judge as its litellm model string; keys come from the environment)."""
@@ -118,7 +125,7 @@ class _Checking:
             self, treat_misattributed_as_consistent=self.treat_misattributed_as_consistent,
             judge_model=self.judge_model, judge_api_base=self.judge_api_base,
             judge_timeout=self.judge_timeout, position_base=self.position_base,
-            id_keys=self.id_keys)
+            id_keys=self.id_keys, settings=self.settings)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Any:
@@ -131,12 +138,13 @@ class _Checking:
 
     def _check(self, citations: list[AuditCitation],
                documents: list[Document] | None) -> dict[str, list[Citation]]:
-        return self._route(record_audit(self._auditor, citations, self._documents(documents)))
+        return self._route(record_audit(self._auditor, self._telemetry, citations,
+                                        self._documents(documents)))
 
     async def _acheck(self, citations: list[AuditCitation],
                       documents: list[Document] | None) -> dict[str, list[Citation]]:
-        scope = AuditScope(self._auditor)
-        report = await scope.afinish(citations, self._documents(documents), swallow=False)
+        scope = AuditScope(self._auditor, self._telemetry)
+        report = await scope.arun(citations, self._documents(documents), swallow=False)
         assert report is not None
         return self._route(report)
 
@@ -162,6 +170,9 @@ class CitationConsistencyChecker(_Checking):
         judge_api_base, judge_timeout: passed to the judge.
         position_base: how numbers cite positions (``None``: 0- or 1-based, ``0``, ``1``).
         id_keys: extra ``meta`` keys that hold document identifiers.
+        settings: any other field of :class:`~vcg_otel.config.AuditConfig` or
+            :class:`~vcg_otel.config.TelemetryConfig` as plain values (serialized with the
+            component), e.g. ``{"max_tokens": 20000, "capture_content": False}``.
     """
 
     @component.output_types(consistent=list[Citation], inconsistent=list[Citation])

@@ -23,7 +23,7 @@ import functools
 import inspect
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from langchain_core.runnables import RunnableGenerator
 from opentelemetry import context as otel_context
@@ -31,8 +31,14 @@ from opentelemetry import trace
 from opentelemetry.context import Context
 
 from ..audit import AuditReport
+from ..config import AuditConfig, TelemetryConfig
 from ..judge.runner import LLMCall
-from ._record import OutputAuditor
+from ._record import OutputAuditor, configure
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from ..config import Settings
 
 __all__ = ["CitationAudit", "in_langchain_trace", "langchain_context"]
 
@@ -102,7 +108,9 @@ class CitationAudit(RunnableGenerator[Any, Any]):
             citation how-to numbers its sources from 0) or ``1``.
         id_keys: extra ``metadata`` keys that hold document identifiers.
         on_report: called with each :class:`~vcg_otel.audit.AuditReport` (e.g. to log it).
-        tracer_provider, meter_provider, capture_content: as for ``@audited_citations``.
+        config, telemetry, **settings: the audit and telemetry settings, as for
+            ``@audited_citations`` (``timeout=5``, ``capture_content=False``,
+            ``tracer_provider=...``); a setting given twice raises.
 
     The audit never changes the output and never raises into the chain: a failure inside it
     is recorded on the ``citation_audit`` span.
@@ -111,12 +119,12 @@ class CitationAudit(RunnableGenerator[Any, Any]):
     def __init__(self, judge: LLMCall | None = None, *, position_base: int | None = None,
                  id_keys: Sequence[str] = (),
                  on_report: Callable[[AuditReport], None] | None = None,
-                 tracer_provider: Any = None, meter_provider: Any = None,
-                 capture_content: bool | None = None) -> None:
-        self._audits = OutputAuditor(
-            judge, position_base=position_base, id_keys=id_keys, on_report=on_report,
-            tracer_provider=tracer_provider, meter_provider=meter_provider,
-            capture_content=capture_content)
+                 config: AuditConfig | None = None, telemetry: TelemetryConfig | None = None,
+                 **settings: Unpack[Settings]) -> None:
+        auditor, tele = configure(judge, settings, config=config, telemetry=telemetry,
+                                  where="CitationAudit()")
+        self._audits = OutputAuditor(auditor, tele, position_base=position_base,
+                                     id_keys=id_keys, on_report=on_report)
         super().__init__(self._pass_through, self._apass_through, name="CitationAudit")
 
     def _pass_through(self, chunks: Iterator[Any]) -> Iterator[Any]:

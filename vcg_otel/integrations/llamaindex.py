@@ -20,7 +20,7 @@ then; the tokens reach the caller unchanged.
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Generator, Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from llama_index.core.base.base_query_engine import BaseQueryEngine
 from llama_index.core.base.response.schema import (
@@ -31,8 +31,14 @@ from llama_index.core.base.response.schema import (
 from llama_index.core.schema import QueryBundle
 
 from ..audit import AuditReport
+from ..config import AuditConfig, TelemetryConfig
 from ..judge.runner import LLMCall
-from ._record import AuditScope, OutputAuditor
+from ._record import AuditScope, OutputAuditor, configure
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from ..config import Settings
 
 __all__ = ["AuditedQueryEngine"]
 
@@ -47,20 +53,22 @@ class AuditedQueryEngine(BaseQueryEngine):
             (``CitationQueryEngine`` numbers its sources from 1).
         id_keys: extra ``metadata`` keys that hold document identifiers.
         on_report: called with each :class:`~vcg_otel.audit.AuditReport`.
-        tracer_provider, meter_provider, capture_content: as for ``@audited_citations``.
+        config, telemetry, **settings: the audit and telemetry settings, as for
+            ``@audited_citations`` (``timeout=5``, ``capture_content=False``,
+            ``tracer_provider=...``); a setting given twice raises.
     """
 
     def __init__(self, engine: BaseQueryEngine, judge: LLMCall | None = None, *,
                  position_base: int | None = None, id_keys: Sequence[str] = (),
                  on_report: Callable[[AuditReport], None] | None = None,
-                 tracer_provider: Any = None, meter_provider: Any = None,
-                 capture_content: bool | None = None) -> None:
+                 config: AuditConfig | None = None, telemetry: TelemetryConfig | None = None,
+                 **settings: Unpack[Settings]) -> None:
         super().__init__(callback_manager=engine.callback_manager)
         self.engine = engine
-        self._audits = OutputAuditor(
-            judge, position_base=position_base, id_keys=id_keys, on_report=on_report,
-            tracer_provider=tracer_provider, meter_provider=meter_provider,
-            capture_content=capture_content)
+        auditor, tele = configure(judge, settings, config=config, telemetry=telemetry,
+                                  where="AuditedQueryEngine()")
+        self._audits = OutputAuditor(auditor, tele, position_base=position_base,
+                                     id_keys=id_keys, on_report=on_report)
 
     def _get_prompt_modules(self) -> dict[str, Any]:
         return {"engine": self.engine}
@@ -91,14 +99,8 @@ class AuditedQueryEngine(BaseQueryEngine):
 
     def _query(self, query_bundle: QueryBundle) -> RESPONSE_TYPE:
         scope = self._audits.scope()
-        token = scope.current()
-        try:
+        with scope.running():
             response = self.engine.query(query_bundle)
-        except BaseException as exc:
-            scope.failed(exc)
-            raise
-        finally:
-            scope.release(token)
         if isinstance(response, StreamingResponse):  # audited when the stream ends
             response.response_gen = self._stream(scope, response, response.response_gen)
         else:
@@ -107,14 +109,8 @@ class AuditedQueryEngine(BaseQueryEngine):
 
     async def _aquery(self, query_bundle: QueryBundle) -> RESPONSE_TYPE:
         scope = self._audits.scope()
-        token = scope.current()
-        try:
+        with scope.running():
             response = await self.engine.aquery(query_bundle)
-        except BaseException as exc:
-            scope.failed(exc)
-            raise
-        finally:
-            scope.release(token)
         if isinstance(response, AsyncStreamingResponse):
             response.response_gen = self._astream(scope, response, response.response_gen)
         elif isinstance(response, StreamingResponse):

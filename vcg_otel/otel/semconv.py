@@ -75,8 +75,12 @@ EVALUATION_NAME = "citation_verdict"
 # --- citation_audit attributes -------------------------------------------------------------------
 COUNT_PREFIX = "citation.count."  # + outcome, e.g. citation.count.not_found
 COUNT_TOTAL = "citation.count.total"
-AUDIT_STATUS = "citation.audit.status"  # audited | nothing_to_audit | handler_error | skipped
-#   | no_documents (citations, but no documents anywhere: each citation unverifiable)
+AUDIT_STATUS = "citation.audit.status"  # one of the STATUS_* values:
+STATUS_AUDITED = "audited"
+STATUS_NOTHING_TO_AUDIT = "nothing_to_audit"  # the output cites nothing
+STATUS_HANDLER_ERROR = "handler_error"  # the app's call raised
+STATUS_DROPPED = "dropped"  # the background queue was full
+#: citations, but no documents anywhere: each citation unverifiable
 STATUS_NO_DOCUMENTS = "no_documents"
 AUDIT_MODE = "citation.audit.mode"
 AUDIT_ERROR = "citation.audit.error"  # type of an internal error (recorded, swallowed)
@@ -143,3 +147,15 @@ ENV_SPAN_EVENTS = "VCG_OTEL_SPAN_EVENTS"
 #: package): gen_ai.input/output.messages are written only when it opts in and so does ours.
 ENV_GENAI_CAPTURE = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
 ENV_JUDGE_MODEL = "VCG_JUDGE_MODEL"
+# vcg_otel.config: one variable per field (AuditConfig, then TelemetryConfig)
+ENV_JUDGE_TIMEOUT = "VCG_OTEL_JUDGE_TIMEOUT"
+ENV_JUDGE_MAX_CONCURRENCY = "VCG_OTEL_JUDGE_MAX_CONCURRENCY"
+ENV_MAX_JUDGE_CALLS = "VCG_OTEL_MAX_JUDGE_CALLS"
+ENV_MAX_JUDGE_TOKENS = "VCG_OTEL_MAX_JUDGE_TOKENS"
+ENV_JUDGE_SAMPLE_RATE = "VCG_OTEL_JUDGE_SAMPLE_RATE"
+ENV_JUDGE_CACHE = "VCG_OTEL_JUDGE_CACHE"
+ENV_MAX_GAP = "VCG_OTEL_MAX_GAP"
+ENV_MISATTRIBUTED_IS_CONSISTENT = "VCG_OTEL_MISATTRIBUTED_IS_CONSISTENT"
+ENV_MAX_CITATIONS = "VCG_OTEL_MAX_CITATIONS"
+ENV_SAMPLE_RATE = "VCG_OTEL_SAMPLE_RATE"
+ENV_CHECK_SPANS = "VCG_OTEL_CHECK_SPANS"
