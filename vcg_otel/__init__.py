@@ -5,6 +5,8 @@ The top level holds what an application author needs:
 * Telemetry: :func:`audited_citations` (observe or enforce a handler), its results and errors
   (:class:`AuditedResult`, :class:`CitationViolation`, :class:`CitationAuditError`); or
   ``vcg_otel.instrumentor`` for no code change.
+* Settings: :class:`AuditConfig` (how to audit) and :class:`TelemetryConfig` (how to record
+  it), taken alike by every front end; each field has its ``VCG_OTEL_*`` variable.
 * The audit: :class:`Auditor`, :class:`Citation` in, :class:`AuditReport` of :class:`Outcome`
   out; :class:`LiteLLMJudge` for litellm models (any ``llm_call(system, user)`` works).
 * The seed-compatible gate and judge functions: :func:`quote_gate`, :func:`span_gate`,
@@ -29,6 +31,7 @@ from ._version import __version__
 
 if TYPE_CHECKING:
     from .audit import Auditor, AuditReport, Citation, Outcome, audit_citation
+    from .config import AuditConfig, TelemetryConfig
     from .decorator import AuditedResult, CitationAuditError, CitationViolation, audited_citations
     from .gate import Corpus, GateMatch, normalize, quote_gate, span_gate
     from .judge import judge_support
@@ -39,6 +42,7 @@ if TYPE_CHECKING:
 _HOME = {
     "Auditor": "audit", "AuditReport": "audit", "Citation": "audit", "Outcome": "audit",
     "audit_citation": "audit",
+    "AuditConfig": "config", "TelemetryConfig": "config",
     "AuditedResult": "decorator", "CitationAuditError": "decorator",
     "CitationViolation": "decorator", "audited_citations": "decorator",
     "Corpus": "gate", "GateMatch": "gate", "normalize": "gate", "quote_gate": "gate",
@@ -48,6 +52,7 @@ _HOME = {
 }
 
 __all__ = [
+    "AuditConfig",
     "AuditReport",
     "AuditedResult",
     "Auditor",
@@ -58,6 +63,7 @@ __all__ = [
     "GateMatch",
     "LiteLLMJudge",
     "Outcome",
+    "TelemetryConfig",
     "__version__",
     "audit_citation",
     "audited_citations",
