@@ -48,7 +48,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 from opentelemetry import metrics, trace
 
-from .audit import Auditor, Citation
+from .audit import Auditor, AuditReport, Citation
 from .config import AUDIT_FIELDS, AuditConfig, TelemetryConfig, split_settings
 from .documents import DocumentSet
 from .enforce import (
@@ -177,57 +177,44 @@ class _Call:
         return citations, documents
 
     def _work(self, result: Any) -> Work | None:
-        """:meth:`_read` in the foreground: whatever reading the result raises (even a
-        ``KeyboardInterrupt`` from a property) is the extractor's failure, never the
-        caller's; recorded, and in enforce mode the audit fails closed."""
+        """What to audit in the foreground; ``None`` when there is nothing (more) to do here:
+        nothing cited, the read failed, or the audit went to the background.
+
+        Whatever reading the result raises (even a ``KeyboardInterrupt`` from a property) is
+        the extractor's failure, never the caller's: recorded, and in enforce mode the audit
+        fails closed (:meth:`_answer`)."""
+        if self.handler.background:
+            self._submit(result)
+            return None
         try:
             return self._read(result)
         except BaseException as exc:
             self.scope.error(exc)
-            self._fail_closed(exc)
             return None
 
-    def _fail_closed(self, exc: BaseException) -> None:
-        if self.handler.mode == "enforce":
-            raise CitationAuditError(f"citation audit of {self.handler.name} failed") from exc
-
-    def _answer(self, result: Any, report: Any) -> Any:
+    def _answer(self, result: Any, report: AuditReport | None) -> Any:
+        """What the caller gets: in observe mode always ``result``. In enforce mode the
+        enforced result, :class:`CitationAuditError` when the audit failed (fail closed), or
+        ``result`` unchanged when it cites nothing."""
         h = self.handler
-        if h.mode != "enforce" or report is None:
+        if h.mode != "enforce":
             return result
-        return enforce(result, report, h.on_violation)
+        if self.scope.failure is not None:
+            raise CitationAuditError(f"citation audit of {h.name} failed") from self.scope.failure
+        return result if report is None else enforce(result, report, h.on_violation)
 
     def output(self, result: Any) -> Any:
         """Audit a finished sync call; returns what the caller gets."""
-        if self.handler.background:
-            return self._submit(result)
         work = self._work(result)
-        if work is None:
-            return result
-        try:
-            report = self.scope.run(*work, swallow=self.handler.mode != "enforce")
-        except Exception as exc:  # enforce mode: recorded by the scope
-            self._fail_closed(exc)
-            raise  # pragma: no cover - _fail_closed raises in enforce mode
-        return self._answer(result, report)
+        return self._answer(result, None if work is None else self.scope.run(*work))
 
     async def aoutput(self, result: Any) -> Any:
         """Audit a finished async call; returns what the caller gets."""
-        if self.handler.background:
-            return self._submit(result)
         work = self._work(result)
-        if work is None:
-            return result
-        try:
-            report = await self.scope.arun(*work, swallow=self.handler.mode != "enforce")
-        except Exception as exc:
-            self._fail_closed(exc)
-            raise  # pragma: no cover
-        return self._answer(result, report)
+        return self._answer(result, None if work is None else await self.scope.arun(*work))
 
-    def _submit(self, result: Any) -> Any:
-        """Read and audit on the audit thread: the caller's thread never reads the result.
-        Returns ``result`` untouched."""
+    def _submit(self, result: Any) -> None:
+        """Read and audit on the audit thread: the caller's thread never reads the result."""
         scope = self.scope
         scope.annotate(semconv.AUDIT_BACKGROUND, True)
 
@@ -250,7 +237,6 @@ class _Call:
             submitted = False
         if not submitted:
             scope.dropped()
-        return result
 
 
 def _streamed(chunks: list[Any]) -> Any:

@@ -110,6 +110,8 @@ class AuditScope:
         self.auditor = auditor
         self.telemetry = telemetry
         self.tracer = tracer if tracer is not None else tracer_for(telemetry)
+        #: Why the audit failed, once it has (:meth:`error`); ``None`` while it has not.
+        self.failure: BaseException | None = None
         self.span: Span = self.tracer.start_span(semconv.SPAN_AUDIT, context=parent, attributes={
             semconv.OPENINFERENCE_SPAN_KIND: semconv.KIND_GUARDRAIL,
             semconv.AUDIT_MODE: mode,
@@ -150,6 +152,7 @@ class AuditScope:
         """The audit itself failed (reading the output, the audit, a cancellation): record it
         and end the span. ``trace_back=False`` records the type only (a background audit
         cancelled at exit: formatting a thousand asyncio stacks would cost seconds)."""
+        self.failure = exc
         try:
             self.span.set_attribute(semconv.AUDIT_ERROR, type(exc).__name__)
             if trace_back:
