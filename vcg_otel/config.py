@@ -34,6 +34,9 @@ from .otel import semconv
 from .otel.content import ContentPolicy
 
 if TYPE_CHECKING:
+    from opentelemetry._logs import LoggerProvider
+    from opentelemetry.metrics import MeterProvider
+    from opentelemetry.trace import TracerProvider
     from typing_extensions import Self
 
 __all__ = ["AuditConfig", "AuditSettings", "Settings", "TelemetryConfig", "TelemetrySettings",
@@ -263,9 +266,9 @@ class TelemetryConfig(_Config):
     sample_rate: float = _setting(semconv.ENV_SAMPLE_RATE, 1.0, _number(float, False))
     check_spans: bool = _setting(semconv.ENV_CHECK_SPANS, True, _bool)
     span_events: bool = _setting(semconv.ENV_SPAN_EVENTS, True, _bool)
-    tracer_provider: Any = _setting(None, None)
-    meter_provider: Any = _setting(None, None)
-    logger_provider: Any = _setting(None, None)
+    tracer_provider: TracerProvider | None = _setting(None, None)
+    meter_provider: MeterProvider | None = _setting(None, None)
+    logger_provider: LoggerProvider | None = _setting(None, None)
     content: ContentPolicy = field(init=False, repr=False, compare=False,
                                    default=ContentPolicy())
 
@@ -304,9 +307,9 @@ class TelemetrySettings(TypedDict, total=False):
     sample_rate: float
     check_spans: bool
     span_events: bool
-    tracer_provider: Any
-    meter_provider: Any
-    logger_provider: Any
+    tracer_provider: TracerProvider | None
+    meter_provider: MeterProvider | None
+    logger_provider: LoggerProvider | None
 
 
 class Settings(AuditSettings, TelemetrySettings, total=False):
