@@ -416,7 +416,6 @@ def audited_citations(
         raise ValueError("enforce mode needs the audit before returning: background=False")
     audit_config, telemetry_config = split_settings(
         settings, config=config, telemetry=telemetry, where="@audited_citations")
-    assert telemetry_config is not None
     if auditor is not None:
         given = [name for name, value in (("judge", judge), ("config", config))
                  if value is not None] + sorted(AUDIT_FIELDS.intersection(settings))

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from .._aio import run_sync
 from .._executor import DaemonExecutor
-from ..config import split_settings
+from .._settings import from_settings
 from ..documents import DocumentSet
 from ..evidence import QuotelessStage, SourceEvidence
 from ..gate import GateMatch, NotFoundReason, quote_gate, span_gate
@@ -48,6 +48,7 @@ from ..judge.runner import (
 )
 from ..judge.verdict import FailReason, Verdict, VerdictLabel
 from .cache import CacheKey, VerdictCache
+from .config import AuditConfig
 from .limit import Slots
 from .models import AuditReport, AuditResult, Citation, Outcome
 
@@ -56,7 +57,7 @@ if TYPE_CHECKING:
 
     from typing_extensions import Unpack
 
-    from ..config import AuditConfig, AuditSettings
+    from .config import AuditSettings
 
 __all__ = ["AUDIT_SEARCH_STEPS", "MAX_REENTRY", "Auditor", "audit_citation"]
 
@@ -150,8 +151,7 @@ class Auditor:
                  **settings: Unpack[AuditSettings]) -> None:
         if judge is not None and not callable(judge):
             raise TypeError(f"judge must be callable or None, not {type(judge).__name__}")
-        config, _ = split_settings(settings, config=config, where="Auditor()",
-                                   audit_only=True)
+        config = from_settings(AuditConfig, settings, config, name="config", where="Auditor()")
         self.judge = judge
         self.judge_model = None if judge is None else judge_model_name(judge)
         self.config = config

@@ -28,7 +28,6 @@ def configure(judge: LLMCall | None, settings: Mapping[str, Any], *,
     ``where``): the same rules as ``@audited_citations``."""
     audit_config, telemetry_config = split_settings(settings, config=config,
                                                     telemetry=telemetry, where=where)
-    assert telemetry_config is not None
     return Auditor(judge, config=audit_config), telemetry_config
 
 

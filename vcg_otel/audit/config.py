@@ -1,0 +1,129 @@
+"""``AuditConfig``: how citations are audited (the judge's budget, sampling and window, the gate's
+bounds). Every field may come from its ``VCG_OTEL_*`` variable (:mod:`vcg_otel.config`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, TypedDict
+
+from .._settings import (
+    UNSET,
+    Config,
+    check_count,
+    check_flag,
+    check_rate,
+    init_fields,
+    parse_bool,
+    parse_number,
+    setting,
+)
+from ..gate.search import DEFAULT_MAX_GAP
+from ..judge.runner import WindowConfig
+from ..otel import semconv
+from .cache import VerdictCache
+
+__all__ = ["AUDIT_FIELDS", "AuditConfig", "AuditSettings"]
+
+_INT, _INT_OR_NONE = parse_number(int, False), parse_number(int, True)
+_FLOAT, _FLOAT_OR_NONE = parse_number(float, False), parse_number(float, True)
+
+
+@dataclass(frozen=True, slots=True)
+class AuditConfig(Config):
+    """How citations are audited. Every field may come from its environment variable.
+
+    Attributes:
+        timeout: seconds one judge call may take, waiting for a free slot included, before it
+            fails closed (``VCG_OTEL_JUDGE_TIMEOUT``; default 30; ``none``: no limit).
+        max_concurrency: judge calls in flight at once per auditor
+            (``VCG_OTEL_JUDGE_MAX_CONCURRENCY``; default 8).
+        max_judge_calls: judge calls per audit; the rest are ``unjudged``
+            (``VCG_OTEL_MAX_JUDGE_CALLS``; default none: unlimited).
+        max_tokens: judge tokens per audit (``VCG_OTEL_MAX_JUDGE_TOKENS``; default unlimited).
+        judge_sample_rate: fraction of found quotes sent to the judge, decided by a hash of
+            claim and passage (``VCG_OTEL_JUDGE_SAMPLE_RATE``; default 1).
+        cache: remember verdicts of (claim, passage, model) within the auditor: ``True`` for
+            a private :class:`~vcg_otel.audit.VerdictCache`, a cache object to share one,
+            ``False`` (or ``None``) for none (``VCG_OTEL_JUDGE_CACHE``; default true); always
+            ``True``, ``False`` or a cache once built.
+        window: how much source the judge sees (:class:`~vcg_otel.judge.runner.WindowConfig`;
+            no variable; ``None``: the default window, never ``None`` once built).
+        max_gap: the gate's bound, in characters, for an elided quote's gaps
+            (``VCG_OTEL_MAX_GAP``).
+        misattributed_is_consistent: count a misattributed quote as consistent in reports
+            and enforce mode (``VCG_OTEL_MISATTRIBUTED_IS_CONSISTENT``; default false).
+        max_citations: citations audited per call at most; the rest are counted as skipped
+            (``VCG_OTEL_MAX_CITATIONS``; default 10,000).
+    """
+
+    timeout: float | None = setting(semconv.ENV_JUDGE_TIMEOUT, 30.0, _FLOAT_OR_NONE)
+    max_concurrency: int = setting(semconv.ENV_JUDGE_MAX_CONCURRENCY, 8, _INT)
+    max_judge_calls: int | None = setting(semconv.ENV_MAX_JUDGE_CALLS, None, _INT_OR_NONE)
+    max_tokens: int | None = setting(semconv.ENV_MAX_JUDGE_TOKENS, None, _INT_OR_NONE)
+    judge_sample_rate: float = setting(semconv.ENV_JUDGE_SAMPLE_RATE, 1.0, _FLOAT)
+    cache: VerdictCache | bool | None = setting(semconv.ENV_JUDGE_CACHE, True, parse_bool)
+    window: WindowConfig | None = setting(None, WindowConfig())
+    max_gap: int = setting(semconv.ENV_MAX_GAP, DEFAULT_MAX_GAP, _INT)
+    misattributed_is_consistent: bool = setting(semconv.ENV_MISATTRIBUTED_IS_CONSISTENT, False,
+                                                 parse_bool)
+    max_citations: int = setting(semconv.ENV_MAX_CITATIONS, 10_000, _INT)
+
+    def __post_init__(self) -> None:
+        # None meant "none" / "the default" for these before they were config fields
+        if self.cache is None:
+            object.__setattr__(self, "cache", False)
+        if self.window is None:
+            object.__setattr__(self, "window", UNSET)
+        self._settle({
+            "timeout": _check_timeout,
+            "max_concurrency": lambda v: check_count("max_concurrency", v, 1, False),
+            "max_judge_calls": lambda v: check_count("max_judge_calls", v, 0, True),
+            "max_tokens": lambda v: check_count("max_tokens", v, 0, True),
+            "judge_sample_rate": lambda v: check_rate("judge_sample_rate", v),
+            "cache": _check_cache,
+            "window": _check_window,
+            "max_gap": lambda v: check_count("max_gap", v, 0, False),
+            "misattributed_is_consistent":
+                lambda v: check_flag("misattributed_is_consistent", v),
+            "max_citations": lambda v: check_count("max_citations", v, 1, False),
+        })
+
+
+def _check_timeout(value: Any) -> None:
+    if value is None:
+        return
+    if (isinstance(value, bool) or not isinstance(value, (int, float))
+            or not value > 0 or not math.isfinite(value)):
+        raise ValueError(f"timeout must be a positive number of seconds or None, not {value!r}")
+
+
+def _check_cache(value: Any) -> None:
+    if not isinstance(value, (bool, VerdictCache)):
+        raise ValueError(f"cache must be True, False or a VerdictCache, not {value!r}")
+
+
+def _check_window(value: Any) -> None:
+    if not isinstance(value, WindowConfig):
+        raise ValueError(f"window must be a WindowConfig, not {value!r}")
+
+
+class AuditSettings(TypedDict, total=False):
+    """:class:`AuditConfig`'s fields as keyword arguments (``Auditor(timeout=5)``)."""
+
+    timeout: float | None
+    max_concurrency: int
+    max_judge_calls: int | None
+    max_tokens: int | None
+    judge_sample_rate: float
+    cache: VerdictCache | bool | None
+    window: WindowConfig | None
+    max_gap: int
+    misattributed_is_consistent: bool
+    max_citations: int
+
+
+
+
+AUDIT_FIELDS = init_fields(AuditConfig)
