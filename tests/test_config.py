@@ -49,6 +49,8 @@ ENV_VALUES: dict[str, tuple[str, Any]] = {
     semconv.ENV_SAMPLE_RATE: ("0.25", 0.25),
     semconv.ENV_CHECK_SPANS: ("0", False),
     semconv.ENV_SPAN_EVENTS: ("false", False),
+    semconv.ENV_POSITION_BASE: ("1", 1),
+    semconv.ENV_ID_KEYS: (" source_ref , chunk_of ", ("source_ref", "chunk_of")),
 }
 
 
@@ -102,6 +104,7 @@ def test_a_malformed_variable_warns_and_keeps_the_default_never_raises(
     ({"judge_sample_rate": 1.5}, "judge_sample_rate"), ({"cache": "yes"}, "cache"),
     ({"window": {"context_chars": 5}}, "window"), ({"max_citations": True}, "max_citations"),
     ({"misattributed_is_consistent": "no"}, "misattributed_is_consistent"),
+    ({"position_base": 2}, "position_base"), ({"id_keys": "source"}, "id_keys"),
 ])
 def test_a_bad_argument_raises_naming_it(settings: dict[str, Any], named: str) -> None:
     with pytest.raises(ValueError, match=named):
@@ -246,3 +249,28 @@ def test_the_integrations_take_the_same_configs() -> None:
     assert span.attributes[semconv.COUNT_TOTAL] == 1
     with pytest.raises(TypeError, match="timeout given both"):
         CitationAudit(config=AuditConfig(), timeout=3)
+
+
+def test_the_decorator_resolves_ids_by_the_configured_id_keys_and_position_base() -> None:
+    provider, exporter = _recording()
+    chunk = {"page_content": DOCS["paper"], "metadata": {"paper_id": "smith-2026"}}
+    honest = {**HONEST, "doc_id": "smith-2026"}
+
+    def outcomes(**settings: Any) -> list[str]:
+        exporter.clear()
+
+        @audited_citations(tracer_provider=provider, **settings)
+        def answer(documents: list[dict[str, Any]]) -> dict[str, Any]:
+            return {"citations": [honest, {**HONEST, "doc_id": "2"}]}
+
+        answer([{"page_content": DOCS["blog"]}, chunk])
+        checks = sorted((s for s in exporter.get_finished_spans()
+                         if s.name == semconv.SPAN_CHECK),
+                        key=lambda s: s.attributes[semconv.CITATION_INDEX])
+        return [s.attributes[semconv.GATE_RESULT] for s in checks]
+
+    # the metadata key is not one frameworks use, and "[2]" of two sources is ambiguous
+    # without a base: 0-based it names nothing
+    assert outcomes(id_keys=["paper_id"], position_base=1) == ["found", "found"]
+    assert outcomes(position_base=0)[0] != "found"
+    assert outcomes(id_keys=["paper_id"], position_base=0)[1] != "found"

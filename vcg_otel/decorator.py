@@ -165,7 +165,9 @@ class _Call:
         sources = ([h.documents_fn(arguments, result)] if h.documents_fn is not None
                    else call_sources(arguments, result))
         # every chunk under every id a prompt could show (vcg_otel.documents)
-        documents = DocumentSet.from_sources(*sources, budget=doc_budget)
+        config = h.auditor.config
+        documents = DocumentSet.from_sources(*sources, budget=doc_budget, id_keys=config.id_keys,
+                                             position_base=config.position_base)
         limit = budget.exhausted or doc_budget.exhausted
         if limit is not None:
             self.scope.annotate(semconv.AUDIT_EXTRACT_LIMIT, limit)

@@ -226,7 +226,8 @@ class Auditor:
                 over_limit += 1
         results: list[AuditResult] = []
         pending: list[_Pending] = []
-        quoteless = QuotelessStage(corpus)  # citations without a quote (vcg_otel.evidence)
+        # citations without a quote (vcg_otel.evidence)
+        quoteless = QuotelessStage(corpus, position_base=self.config.position_base)
         # The gate's work is bounded per quote and per audit: each quote gets at most one
         # quote's budget, taken from what the audit has left (see AUDIT_SEARCH_STEPS).
         left = AUDIT_SEARCH_STEPS

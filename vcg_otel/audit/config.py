@@ -5,6 +5,7 @@ bounds). Every field may come from its ``VCG_OTEL_*`` variable (:mod:`vcg_otel.c
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, TypedDict
 
@@ -28,6 +29,10 @@ __all__ = ["AUDIT_FIELDS", "AuditConfig", "AuditSettings"]
 
 _INT, _INT_OR_NONE = parse_number(int, False), parse_number(int, True)
 _FLOAT, _FLOAT_OR_NONE = parse_number(float, False), parse_number(float, True)
+
+
+def _names(raw: str) -> tuple[str, ...]:
+    return tuple(name.strip() for name in raw.split(",") if name.strip())
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +61,10 @@ class AuditConfig(Config):
             and enforce mode (``VCG_OTEL_MISATTRIBUTED_IS_CONSISTENT``; default false).
         max_citations: citations audited per call at most; the rest are counted as skipped
             (``VCG_OTEL_MAX_CITATIONS``; default 10,000).
+        position_base: how a cited number names a retrieved document: ``None`` accepts 0- and
+            1-based positions, ``0`` or ``1`` only that one (``VCG_OTEL_POSITION_BASE``).
+        id_keys: extra metadata keys that hold document identifiers, beyond the ones every
+            framework uses (``VCG_OTEL_ID_KEYS``, comma-separated).
     """
 
     timeout: float | None = setting(semconv.ENV_JUDGE_TIMEOUT, 30.0, _FLOAT_OR_NONE)
@@ -69,6 +78,8 @@ class AuditConfig(Config):
     misattributed_is_consistent: bool = setting(semconv.ENV_MISATTRIBUTED_IS_CONSISTENT, False,
                                                  parse_bool)
     max_citations: int = setting(semconv.ENV_MAX_CITATIONS, 10_000, _INT)
+    position_base: int | None = setting(semconv.ENV_POSITION_BASE, None, _INT_OR_NONE)
+    id_keys: Sequence[str] = setting(semconv.ENV_ID_KEYS, (), _names)
 
     def __post_init__(self) -> None:
         # None meant "none" / "the default" for these before they were config fields
@@ -76,6 +87,8 @@ class AuditConfig(Config):
             object.__setattr__(self, "cache", False)
         if self.window is None:
             object.__setattr__(self, "window", UNSET)
+        if isinstance(self.id_keys, (list, tuple)):  # any sequence of names, kept as a tuple
+            object.__setattr__(self, "id_keys", tuple(self.id_keys))
         self._settle({
             "timeout": _check_timeout,
             "max_concurrency": lambda v: check_count("max_concurrency", v, 1, False),
@@ -88,6 +101,8 @@ class AuditConfig(Config):
             "misattributed_is_consistent":
                 lambda v: check_flag("misattributed_is_consistent", v),
             "max_citations": lambda v: check_count("max_citations", v, 1, False),
+            "position_base": _check_position_base,
+            "id_keys": _check_id_keys,
         })
 
 
@@ -97,6 +112,16 @@ def _check_timeout(value: Any) -> None:
     if (isinstance(value, bool) or not isinstance(value, (int, float))
             or not value > 0 or not math.isfinite(value)):
         raise ValueError(f"timeout must be a positive number of seconds or None, not {value!r}")
+
+
+def _check_position_base(value: Any) -> None:
+    if value is not None and (isinstance(value, bool) or value not in (0, 1)):
+        raise ValueError(f"position_base must be None, 0 or 1, not {value!r}")
+
+
+def _check_id_keys(value: Any) -> None:
+    if not isinstance(value, tuple) or not all(isinstance(k, str) and k for k in value):
+        raise ValueError(f"id_keys must be a sequence of non-empty strings, not {value!r}")
 
 
 def _check_cache(value: Any) -> None:
@@ -122,6 +147,8 @@ class AuditSettings(TypedDict, total=False):
     max_gap: int
     misattributed_is_consistent: bool
     max_citations: int
+    position_base: int | None
+    id_keys: Sequence[str]
 
 
 

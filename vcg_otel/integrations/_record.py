@@ -18,7 +18,7 @@ from .answers import answer_citations
 if TYPE_CHECKING:
     from opentelemetry.context import Context
 
-__all__ = ["AuditScope", "OutputAuditor", "configure", "record_audit"]
+__all__ = ["AuditScope", "OutputAuditor", "configure", "documents_of", "record_audit"]
 
 
 def configure(judge: LLMCall | None, settings: Mapping[str, Any], *,
@@ -39,6 +39,14 @@ def record_audit(auditor: Auditor, telemetry: TelemetryConfig, citations: Sequen
     return report
 
 
+def documents_of(auditor: Auditor, *sources: Any) -> DocumentSet:
+    """The documents of ``sources``, named as the auditor's config says (``id_keys``,
+    ``position_base``)."""
+    config = auditor.config
+    return DocumentSet.from_sources(*sources, id_keys=config.id_keys,
+                                    position_base=config.position_base)
+
+
 class OutputAuditor:
     """What an integration that audits a framework's finished output needs: an audit span
     (:meth:`scope`), then :meth:`audit` reads the citations and documents of the output,
@@ -46,19 +54,16 @@ class OutputAuditor:
     failures are recorded on the span.
 
     Args:
-        auditor, telemetry: from :func:`configure`.
-        position_base, id_keys: how citations name documents (:class:`DocumentSet`).
+        auditor, telemetry: from :func:`configure` (the auditor's config also says how
+            citations name documents: ``position_base``, ``id_keys``).
         on_report: called with each finished report.
     """
 
     def __init__(self, auditor: Auditor, telemetry: TelemetryConfig, *,
-                 position_base: int | None = None, id_keys: Sequence[str] = (),
                  on_report: Callable[[AuditReport], None] | None = None) -> None:
         self.auditor = auditor
         self.telemetry = telemetry
         self.tracer = tracer_for(telemetry)
-        self.position_base = position_base
-        self.id_keys = tuple(id_keys)
         self.on_report = on_report
 
     def scope(self, parent: Context | None = None) -> AuditScope:
@@ -68,8 +73,7 @@ class OutputAuditor:
     def _read(self, scope: AuditScope, output: Any,
               answer: Any) -> tuple[list[Citation], DocumentSet] | None:
         try:
-            documents = DocumentSet.from_sources(output, id_keys=self.id_keys,
-                                                 position_base=self.position_base)
+            documents = documents_of(self.auditor, output)
             return answer_citations(output if answer is None else answer), documents
         except Exception as exc:
             scope.error(exc)

@@ -28,7 +28,7 @@ from ..audit import AuditReport, AuditResult
 from ..audit import Citation as AuditCitation
 from ..documents import DocumentSet
 from ..extract import Budget
-from ._record import AuditScope, configure, record_audit
+from ._record import AuditScope, configure, documents_of, record_audit
 from .answers import citations_in_text
 
 __all__ = ["Citation", "CitationConsistencyChecker", "ReplyCitationChecker"]
@@ -111,13 +111,15 @@ class _Checking:
 
             extra: dict[str, Any] = {"api_base": judge_api_base} if judge_api_base else {}
             judge = LiteLLMJudge(judge_model, timeout=judge_timeout, **extra)
-        if "misattributed_is_consistent" in self.settings:
-            raise TypeError(f"{type(self).__name__}: give treat_misattributed_as_consistent, "
-                            "not settings['misattributed_is_consistent']")
-        self._auditor, self._telemetry = configure(
-            judge, {**self.settings,
-                    "misattributed_is_consistent": treat_misattributed_as_consistent},
-            config=None, telemetry=None, where=f"{type(self).__name__}()")
+        named = {"misattributed_is_consistent": treat_misattributed_as_consistent,
+                 "position_base": position_base, "id_keys": self.id_keys}
+        twice = sorted(set(named) & set(self.settings))
+        if twice:
+            raise TypeError(f"{type(self).__name__}: {', '.join(twice)} belong in their own "
+                            "arguments, not in settings")
+        self._auditor, self._telemetry = configure(judge, {**self.settings, **named},
+                                                   config=None, telemetry=None,
+                                                   where=f"{type(self).__name__}()")
 
     def to_dict(self) -> dict[str, Any]:
         """Serialize (the judge as its litellm model string; keys come from the environment)."""
@@ -133,8 +135,7 @@ class _Checking:
         return default_from_dict(cls, data)
 
     def _documents(self, documents: list[Document] | None) -> DocumentSet:
-        return DocumentSet.from_sources(documents or [], id_keys=self.id_keys,
-                                        position_base=self.position_base)
+        return documents_of(self._auditor, documents or [])
 
     def _check(self, citations: list[AuditCitation],
                documents: list[Document] | None) -> dict[str, list[Citation]]:

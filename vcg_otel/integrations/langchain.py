@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -104,9 +104,9 @@ class CitationAudit(RunnableGenerator[Any, Any]):
     Args:
         judge: an ``llm_call(system, user)`` (e.g. ``vcg_otel.llm.LiteLLMJudge``) for the
             skeptical judge; ``None`` for the verbatim gate alone.
-        position_base: how numbers cite positions: ``None`` (0- or 1-based), ``0`` (LangChain's
-            citation how-to numbers its sources from 0) or ``1``.
-        id_keys: extra ``metadata`` keys that hold document identifiers.
+        position_base (a setting): how numbers cite positions: ``None`` (0- or 1-based),
+            ``0`` (LangChain's citation how-to numbers its sources from 0) or ``1``.
+        id_keys (a setting): extra ``metadata`` keys that hold document identifiers.
         on_report: called with each :class:`~vcg_otel.audit.AuditReport` (e.g. to log it).
         config, telemetry, **settings: the audit and telemetry settings, as for
             ``@audited_citations`` (``timeout=5``, ``capture_content=False``,
@@ -116,15 +116,13 @@ class CitationAudit(RunnableGenerator[Any, Any]):
     is recorded on the ``citation_audit`` span.
     """
 
-    def __init__(self, judge: LLMCall | None = None, *, position_base: int | None = None,
-                 id_keys: Sequence[str] = (),
+    def __init__(self, judge: LLMCall | None = None, *,
                  on_report: Callable[[AuditReport], None] | None = None,
                  config: AuditConfig | None = None, telemetry: TelemetryConfig | None = None,
                  **settings: Unpack[Settings]) -> None:
         auditor, tele = configure(judge, settings, config=config, telemetry=telemetry,
                                   where="CitationAudit()")
-        self._audits = OutputAuditor(auditor, tele, position_base=position_base,
-                                     id_keys=id_keys, on_report=on_report)
+        self._audits = OutputAuditor(auditor, tele, on_report=on_report)
         super().__init__(self._pass_through, self._apass_through, name="CitationAudit")
 
     def _pass_through(self, chunks: Iterator[Any]) -> Iterator[Any]:

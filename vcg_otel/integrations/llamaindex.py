@@ -19,7 +19,7 @@ then; the tokens reach the caller unchanged.
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Generator, Iterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Generator, Iterator
 from typing import TYPE_CHECKING, Any
 
 from llama_index.core.base.base_query_engine import BaseQueryEngine
@@ -49,9 +49,9 @@ class AuditedQueryEngine(BaseQueryEngine):
     Args:
         engine: the query engine to audit (e.g. ``index.as_query_engine(llm=...)``).
         judge: an ``llm_call(system, user)`` for the skeptical judge; ``None``: gate only.
-        position_base: how numbers cite positions: ``None`` (0- or 1-based), ``0`` or ``1``
-            (``CitationQueryEngine`` numbers its sources from 1).
-        id_keys: extra ``metadata`` keys that hold document identifiers.
+        position_base (a setting): how numbers cite positions: ``None`` (0- or 1-based),
+            ``0`` or ``1`` (``CitationQueryEngine`` numbers its sources from 1).
+        id_keys (a setting): extra ``metadata`` keys that hold document identifiers.
         on_report: called with each :class:`~vcg_otel.audit.AuditReport`.
         config, telemetry, **settings: the audit and telemetry settings, as for
             ``@audited_citations`` (``timeout=5``, ``capture_content=False``,
@@ -59,7 +59,6 @@ class AuditedQueryEngine(BaseQueryEngine):
     """
 
     def __init__(self, engine: BaseQueryEngine, judge: LLMCall | None = None, *,
-                 position_base: int | None = None, id_keys: Sequence[str] = (),
                  on_report: Callable[[AuditReport], None] | None = None,
                  config: AuditConfig | None = None, telemetry: TelemetryConfig | None = None,
                  **settings: Unpack[Settings]) -> None:
@@ -67,8 +66,7 @@ class AuditedQueryEngine(BaseQueryEngine):
         self.engine = engine
         auditor, tele = configure(judge, settings, config=config, telemetry=telemetry,
                                   where="AuditedQueryEngine()")
-        self._audits = OutputAuditor(auditor, tele, position_base=position_base,
-                                     id_keys=id_keys, on_report=on_report)
+        self._audits = OutputAuditor(auditor, tele, on_report=on_report)
 
     def _get_prompt_modules(self) -> dict[str, Any]:
         return {"engine": self.engine}
