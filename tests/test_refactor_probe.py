@@ -25,7 +25,13 @@ from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor
 from opentelemetry.trace import StatusCode
 from test_decorator import DOCS, FABRICATED, HONEST, MISATTRIBUTED, Telemetry
 
-from vcg_otel import AuditConfig, CitationAuditError, TelemetryConfig, audited_citations
+from vcg_otel import (
+    AuditConfig,
+    Auditor,
+    CitationAuditError,
+    TelemetryConfig,
+    audited_citations,
+)
 from vcg_otel.config import env_vars
 from vcg_otel.otel import semconv
 from vcg_otel.otel.background import runner
@@ -244,10 +250,8 @@ def _boom(arguments: Any, result: Any) -> Any:
     raise ZeroDivisionError("extractor")
 
 
-class _BrokenAuditor:
-    """An auditor whose audit raises (an Exception from inside the pipeline)."""
-
-    judge = None
+class _BrokenAuditor(Auditor):
+    """A real auditor whose audit raises (an Exception from inside the pipeline)."""
 
     def audit(self, citations: Any, documents: Any) -> Any:
         raise RuntimeError("audit failed")
