@@ -218,7 +218,10 @@ def test_bad_auditor_configuration_is_rejected_clearly() -> None:
         Auditor("gpt-4o")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="judge_sample_rate"):
         Auditor(judge_sample_rate=2)
-    with pytest.raises(TypeError, match=r"unknown setting.*sample_rate"):
-        Auditor(sample_rate=0.5)  # type: ignore[call-arg]  # the call rate: telemetry's
+    with pytest.warns(DeprecationWarning, match="judge_sample_rate"):
+        old_name = Auditor(sample_rate=0.5)  # type: ignore[call-arg]
+    assert old_name.config.judge_sample_rate == 0.5
+    with pytest.raises(TypeError, match=r"unknown setting.*sample_rte"):
+        Auditor(sample_rte=0.5)  # type: ignore[call-arg]
     with pytest.raises(TypeError, match="citation 0"):
         Auditor().audit(["just a string"], DOCS)  # type: ignore[list-item]

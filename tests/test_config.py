@@ -87,7 +87,7 @@ def test_each_variable_sets_its_field_and_an_argument_beats_it(
     assert getattr(cls(**{name: default}), name) == default  # the argument wins
 
 
-@pytest.mark.parametrize("raw", ["lots", "-3", "nan", "2.0e9999"])
+@pytest.mark.parametrize("raw", ["lots", "-3", "nan", "1e5x"])
 def test_a_malformed_variable_warns_and_keeps_the_default_never_raises(
         clean_env: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, raw: str) -> None:
     for env in (semconv.ENV_JUDGE_TIMEOUT, semconv.ENV_MAX_CITATIONS, semconv.ENV_SAMPLE_RATE):

@@ -10,6 +10,7 @@ from starting). The variables are read once, when the config is built.
 from __future__ import annotations
 
 import logging
+import numbers
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import field, fields, replace
@@ -27,7 +28,7 @@ T = TypeVar("T")
 
 _TRUE = frozenset({"1", "true", "yes", "on"})
 _FALSE = frozenset({"0", "false", "no", "off"})
-_NONE = frozenset({"none", "unlimited", "off"})
+_NONE = frozenset({"none", "unlimited"})
 
 
 class _Unset:
@@ -88,22 +89,29 @@ def _resolve(config: Any) -> None:
         object.__setattr__(config, f.name, value)
 
 
-def check_rate(name: str, value: Any) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
+def check_rate(name: str, value: Any) -> float:
+    """A fraction: any real number from 0 to 1 (a numpy float too), as a float."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not (
+            0.0 <= float(value) <= 1.0):
         raise ValueError(f"{name} must be a number between 0 and 1, not {value!r}")
+    return float(value)
 
 
-def check_count(name: str, value: Any, minimum: int, optional: bool) -> None:
+def check_count(name: str, value: Any, minimum: int, optional: bool) -> int | None:
+    """A whole number >= ``minimum`` (a numpy int too), as an int; or ``None`` if allowed."""
     if value is None and optional:
-        return
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        return None
+    if (isinstance(value, bool) or not isinstance(value, numbers.Integral)
+            or int(value) < minimum):
         allowed = f"an int >= {minimum}" + (" or None" if optional else "")
         raise ValueError(f"{name} must be {allowed}, not {value!r}")
+    return int(value)
 
 
-def check_flag(name: str, value: Any) -> None:
+def check_flag(name: str, value: Any) -> bool:
     if not isinstance(value, bool):
         raise ValueError(f"{name} must be True or False, not {value!r}")
+    return value
 
 
 class Config:
@@ -111,9 +119,11 @@ class Config:
 
     __slots__ = ()
 
-    def _settle(self, checks: Mapping[str, Callable[[Any], None]]) -> frozenset[str]:
-        """Resolve UNSET fields, then validate: a bad argument raises; a bad value from the
-        environment is logged and replaced by the default (see the module docstring)."""
+    def _settle(self, checks: Mapping[str, Callable[[Any], Any]]) -> frozenset[str]:
+        """Resolve UNSET fields, then validate and normalize each (a check returns the value
+        to keep, e.g. ``int`` of a numpy int): a bad argument raises; a bad value from the
+        environment is logged and replaced by the default (see the module docstring).
+        Returns the names given as arguments."""
         own = fields(self)  # type: ignore[arg-type]
         given = frozenset(f.name for f in own if getattr(self, f.name) is not UNSET)
         _resolve(self)
@@ -122,7 +132,7 @@ class Config:
             if check is None:
                 continue
             try:
-                check(getattr(self, f.name))
+                object.__setattr__(self, f.name, check(getattr(self, f.name)))
             except ValueError:
                 if f.name in given:
                     raise

@@ -42,11 +42,13 @@ import asyncio
 import contextlib
 import functools
 import inspect
-import random
+import threading
 from collections.abc import Callable, Mapping
+from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 from opentelemetry import metrics, trace
+from opentelemetry.trace import Tracer
 
 from .audit import Auditor, AuditReport, Citation
 from .config import AUDIT_FIELDS, AuditConfig, TelemetryConfig, split_settings
@@ -79,6 +81,10 @@ Extractor = Callable[[Mapping[str, Any], Any], Any]
 Work = tuple[list[Citation], DocumentSet]
 
 
+#: How documents are named for an ``auditor=`` that is not an :class:`Auditor` (no config).
+_DEFAULT_NAMING = SimpleNamespace(id_keys=(), position_base=None)
+
+
 class DocumentsIncomplete(Exception):
     """The documents could not all be read within the extraction budget (recorded as
     ``citation.audit.error``): auditing against part of them could call an honest quote
@@ -100,11 +106,36 @@ def _telemetry_active(telemetry: TelemetryConfig) -> bool:
     return logs_configured(telemetry.logger_provider)
 
 
+class _Setup:
+    """The auditor and the telemetry config of one ``@audited_citations(...)``, built on the
+    first call rather than at decoration: decoration runs at import, and the ``VCG_OTEL_*``
+    variables an app loads in ``main()`` (``load_dotenv()``) must still apply. The arguments
+    were validated at decoration (anything wrong raised there); building them again here
+    cannot fail differently, except for a variable, which only warns."""
+
+    def __init__(self, build: Callable[[], tuple[Auditor, TelemetryConfig]]) -> None:
+        self._build = build
+        self._lock = threading.Lock()
+        self.auditor: Auditor
+        self.telemetry: TelemetryConfig
+        self.tracer: Tracer
+        self.ready = False
+
+    def get(self) -> _Setup:
+        if not self.ready:
+            with self._lock:
+                if not self.ready:
+                    self.auditor, self.telemetry = self._build()
+                    self.tracer = tracer_for(self.telemetry)
+                    self.ready = True
+        return self
+
+
 class _Handler:
     """What is decided once, at decoration time, for one decorated function."""
 
-    def __init__(self, fn: Callable[..., Any], auditor: Auditor, telemetry: TelemetryConfig, *,
-                 mode: Mode, on_violation: OnViolation, background: bool,
+    def __init__(self, fn: Callable[..., Any], setup: _Setup, *, mode: Mode,
+                 on_violation: OnViolation, background: bool,
                  citations: Extractor | None, documents: Extractor | None) -> None:
         self.fn = fn
         self.name = getattr(fn, "__qualname__", repr(fn))
@@ -112,31 +143,27 @@ class _Handler:
             self.signature: inspect.Signature | None = inspect.signature(fn)
         except (TypeError, ValueError):
             self.signature = None
-        self.auditor = auditor
-        self.telemetry = telemetry
-        self.tracer = tracer_for(telemetry)
+        self.setup = setup
         self.mode = mode
         self.on_violation = on_violation
         self.background = background
         self.citations_fn = citations
         self.documents_fn = documents
 
-    def skip(self) -> bool:
+    def skip(self, setup: _Setup) -> bool:
         """Whether this call goes unaudited: sampled out, or nothing could record it (observe
         mode only: enforce mode always audits)."""
         if self.mode == "enforce":
             return False
-        rate = self.telemetry.sample_rate
-        if rate < 1.0 and random.random() >= rate:
-            return True
-        return not _telemetry_active(self.telemetry)
+        return setup.telemetry.sampled_out() or not _telemetry_active(setup.telemetry)
 
     def call(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> _Call | None:
         """The audit of one call, its span started; ``None``: run the call unaudited."""
-        if self.skip():
+        setup = self.setup.get()
+        if self.skip(setup):
             return None
-        scope = AuditScope.start(self.auditor, self.telemetry, tracer=self.tracer,
-                                 mode=self.mode)
+        scope = AuditScope.start(setup.auditor, setup.telemetry, tracer=setup.tracer,
+                                 mode=self.mode, required=self.mode == "enforce")
         return None if scope is None else _Call(self, scope, args, kwargs)
 
 
@@ -165,7 +192,7 @@ class _Call:
         sources = ([h.documents_fn(arguments, result)] if h.documents_fn is not None
                    else call_sources(arguments, result))
         # every chunk under every id a prompt could show (vcg_otel.documents)
-        config = h.auditor.config
+        config = getattr(self.scope.auditor, "config", _DEFAULT_NAMING)  # any auditor= works
         documents = DocumentSet.from_sources(*sources, budget=doc_budget, id_keys=config.id_keys,
                                              position_base=config.position_base)
         limit = budget.exhausted or doc_budget.exhausted
@@ -241,6 +268,25 @@ class _Call:
             scope.dropped()
 
 
+def _check_options(mode: Any, on_violation: Any, background: Any, citations: Any,
+                   documents: Any, settings: Mapping[str, Any]) -> None:
+    """Reject, at decoration, options that are invalid or could not take effect."""
+    if mode not in ("observe", "enforce"):
+        raise ValueError(f"mode must be 'observe' or 'enforce', not {mode!r}")
+    if on_violation not in (None, "filter", "raise"):
+        raise ValueError(f"on_violation must be 'filter' or 'raise', not {on_violation!r}")
+    if on_violation is not None and mode != "enforce":
+        raise ValueError("on_violation applies in enforce mode only: add mode='enforce'")
+    if mode == "enforce" and background:
+        raise ValueError("enforce mode needs the audit before returning: background=False")
+    if mode == "enforce" and "sample_rate" in settings:
+        raise ValueError("enforce mode audits every call: sample_rate cannot apply")
+    for name, extractor in (("citations", citations), ("documents", documents)):
+        if extractor is not None and not callable(extractor):
+            raise TypeError(f"{name}= must be a function f(arguments, result), "
+                            f"not {type(extractor).__name__}")
+
+
 def _streamed(chunks: list[Any]) -> Any:
     if chunks and all(isinstance(c, str) for c in chunks):
         return "".join(chunks)
@@ -249,43 +295,48 @@ def _streamed(chunks: list[Any]) -> Any:
 
 def _wrap(fn: Callable[..., Any], handler: _Handler) -> Callable[..., Any]:
     """The wrapper for ``fn``'s kind. Each is thin: start the call's audit (or not), run the
-    handler inside :meth:`AuditScope.running`, hand the result to the output step. Streams
-    make the span current around each step of the handler, and are audited when they end or
-    are closed early."""
+    handler inside :meth:`AuditScope.running`, hand the result to the output step.
+
+    Streams make the span current around each step of the handler and are audited when they
+    end or are closed early. Everything the caller does to the stream reaches the handler's
+    own generator as it would without us: ``send``/``asend`` values, ``throw``/``athrow``
+    (``GeneratorExit`` included: ``close()`` is a thrown ``GeneratorExit``, and a handler that
+    catches it and yields behaves as it would bare)."""
     if inspect.isasyncgenfunction(fn):
         @functools.wraps(fn)
         async def agen_wrapper(*args: Any, **kwargs: Any) -> Any:
             call = handler.call(args, kwargs)
-            if call is None:
-                async for item in fn(*args, **kwargs):
-                    yield item
-                return
-            with call.running():
+            running = call.running if call is not None else contextlib.nullcontext
+            with running():
                 agen = fn(*args, **kwargs)
             chunks: list[Any] = []
             sent: Any = None
-            thrown: BaseException | None = None  # from the caller's athrow(): the handler's
+            thrown: BaseException | None = None  # from the caller: for the handler
+            closed = False  # the caller closed the stream and the handler let it close
             while True:
-                with call.running():
+                closing = isinstance(thrown, GeneratorExit)
+                with running():
                     try:
                         item = await (agen.asend(sent) if thrown is None
                                       else agen.athrow(thrown))
                     except StopAsyncIteration:
+                        break
+                    except GeneratorExit:
+                        if not closing:
+                            raise
+                        closed = True  # closed early: what was produced is audited below
                         break
                     finally:
                         thrown = None
                 chunks.append(item)
                 try:
                     sent = yield item
-                except GeneratorExit:
-                    try:
-                        await agen.aclose()
-                    finally:
-                        await call.aoutput(_streamed(chunks))
-                    raise
                 except BaseException as exc:
                     sent, thrown = None, exc
-            await call.aoutput(_streamed(chunks))
+            if call is not None:
+                await call.aoutput(_streamed(chunks))
+            if closed:
+                raise GeneratorExit
 
         return agen_wrapper
 
@@ -299,28 +350,32 @@ def _wrap(fn: Callable[..., Any], handler: _Handler) -> Callable[..., Any]:
                 gen = fn(*args, **kwargs)
             chunks: list[Any] = []
             sent: Any = None
-            thrown: BaseException | None = None  # from the caller's throw(): the handler's
+            thrown: BaseException | None = None  # from the caller: for the handler
+            closed = False  # the caller closed the stream and the handler let it close
+            value = None
             while True:
+                closing = isinstance(thrown, GeneratorExit)
                 with call.running():
                     try:
                         item = gen.send(sent) if thrown is None else gen.throw(thrown)
                     except StopIteration as stop:
                         value = stop.value
                         break
+                    except GeneratorExit:
+                        if not closing:
+                            raise
+                        closed = True  # closed early: what was produced is audited below
+                        break
                     finally:
                         thrown = None
                 chunks.append(item)
                 try:
                     sent = yield item
-                except GeneratorExit:
-                    try:
-                        gen.close()
-                    finally:
-                        call.output(_streamed(chunks))
-                    raise
                 except BaseException as exc:
                     sent, thrown = None, exc
             call.output(_streamed(chunks))
+            if closed:
+                raise GeneratorExit
             return value
 
         return gen_wrapper
@@ -356,7 +411,7 @@ def audited_citations(fn: F) -> F: ...
 @overload
 def audited_citations(
     fn: None = None, *, judge: LLMCall | None = ..., auditor: Auditor | None = ...,
-    mode: Mode = ..., on_violation: OnViolation = ..., background: bool = ...,
+    mode: Mode = ..., on_violation: OnViolation | None = ..., background: bool = ...,
     citations: Extractor | None = ..., documents: Extractor | None = ...,
     config: AuditConfig | None = ..., telemetry: TelemetryConfig | None = ...,
     **settings: Unpack[Settings],
@@ -369,7 +424,7 @@ def audited_citations(
     judge: LLMCall | None = None,
     auditor: Auditor | None = None,
     mode: Mode = "observe",
-    on_violation: OnViolation = "filter",
+    on_violation: OnViolation | None = None,
     background: bool = False,
     citations: Extractor | None = None,
     documents: Extractor | None = None,
@@ -388,8 +443,8 @@ def audited_citations(
             ``judge`` and the audit settings (giving both raises: the auditor's own would
             silently win).
         mode: ``"observe"`` (default) or ``"enforce"`` (see :mod:`vcg_otel.enforce`).
-        on_violation: in enforce mode, ``"filter"`` unsupported citations out or ``"raise"``
-            :class:`CitationViolation`.
+        on_violation: in enforce mode, ``"filter"`` (default) unsupported citations out or
+            ``"raise"`` :class:`CitationViolation`.
         background: return at once and finish the audit (judge included) on a background
             thread; the spans are still complete and parented to the call's span.
         citations, documents: ``f(arguments, result)`` overriding where citations and
@@ -405,26 +460,32 @@ def audited_citations(
             ``tracer_provider=...``); a field given both ways raises. Unset fields come from
             their environment variables (:func:`vcg_otel.config.env_vars`).
 
+    The settings are validated here; the variables they fall back on are read on the first
+    call (decoration runs at import, before an app's ``main()`` may load them).
+
     Raises:
         TypeError, ValueError: at decoration time, for an unknown or invalid setting, one
-            given twice, ``auditor=`` with ``judge=`` or audit settings, enforce mode with
+            given twice, ``auditor=`` with ``judge=`` or audit settings, an extractor that is
+            not callable, an option that cannot take effect (``on_violation`` in observe
+            mode, ``sample_rate`` in enforce mode, which audits every call), enforce mode with
             ``background=True`` or on a generator.
     """
-    if mode not in ("observe", "enforce"):
-        raise ValueError(f"mode must be 'observe' or 'enforce', not {mode!r}")
-    if on_violation not in ("filter", "raise"):
-        raise ValueError(f"on_violation must be 'filter' or 'raise', not {on_violation!r}")
-    if mode == "enforce" and background:
-        raise ValueError("enforce mode needs the audit before returning: background=False")
-    audit_config, telemetry_config = split_settings(
-        settings, config=config, telemetry=telemetry, where="@audited_citations")
+    _check_options(mode, on_violation, background, citations, documents, settings)
+    split_settings(settings, config=config, telemetry=telemetry, where="@audited_citations")
     if auditor is not None:
         given = [name for name, value in (("judge", judge), ("config", config))
                  if value is not None] + sorted(AUDIT_FIELDS.intersection(settings))
         if given:
             raise TypeError(f"@audited_citations: auditor= carries its own judge and settings; "
                             f"{', '.join(given)} would be ignored (configure the Auditor)")
-    the_auditor = auditor or Auditor(judge, config=audit_config)
+
+    def build() -> tuple[Auditor, TelemetryConfig]:
+        audit_config, telemetry_config = split_settings(
+            settings, config=config, telemetry=telemetry, where="@audited_citations")
+        return auditor or Auditor(judge, config=audit_config), telemetry_config
+
+    setup = _Setup(build)  # shared by every function this decorator wraps
+    violation: OnViolation = on_violation or "filter"
 
     def decorate(target: Callable[..., Any]) -> Callable[..., Any]:
         if not callable(target):
@@ -432,8 +493,8 @@ def audited_citations(
         streaming = inspect.isgeneratorfunction(target) or inspect.isasyncgenfunction(target)
         if mode == "enforce" and streaming:
             raise TypeError("enforce mode cannot take back streamed chunks: use observe")
-        handler = _Handler(target, the_auditor, telemetry_config, mode=mode,
-                           on_violation=on_violation, background=background,
+        handler = _Handler(target, setup, mode=mode,
+                           on_violation=violation, background=background,
                            citations=citations, documents=documents)
         wrapper = _wrap(target, handler)
         wrapper.__vcg_otel_handler__ = handler  # type: ignore[attr-defined]

@@ -81,23 +81,32 @@ class CitationAuditInstrumentor(BaseInstrumentor):  # type: ignore[misc]
         decorate = audited_citations(**options)
         self._wrapped = ()
         run = self._run = object()
-        for target in targets:
-            module, parts = parse_target(target)
+        try:
+            for target in targets:
+                self._target(target, run, decorate)
+        except BaseException:
+            # all or nothing: BaseInstrumentor records "instrumented" only if this returns,
+            # so targets wrapped before a failing one would stay wrapped for good
+            self._uninstrument()
+            raise
 
-            def hook(mod: Any, parts: list[str] = parts, target: str = target) -> None:
-                # Import hooks cannot be unregistered: a hook left from an earlier
-                # instrument() (or after uninstrument()) does nothing.
-                if self._run is run:
-                    self._wrap(mod, parts, target, decorate)
+    def _target(self, target: str, run: object, decorate: Any) -> None:
+        module, parts = parse_target(target)
 
-            if module in sys.modules:
-                hook(sys.modules[module])
-            else:
-                wrapt.register_post_import_hook(hook, module)
-                try:  # import now if possible: most targets are importable at start-up
-                    importlib.import_module(module)
-                except ImportError:
-                    logger.info("vcg_otel: %s not importable yet; wrapping on import", module)
+        def hook(mod: Any, parts: list[str] = parts, target: str = target) -> None:
+            # Import hooks cannot be unregistered: a hook left from an earlier
+            # instrument() (or after uninstrument()) does nothing.
+            if self._run is run:
+                self._wrap(mod, parts, target, decorate)
+
+        if module in sys.modules:
+            hook(sys.modules[module])
+        else:
+            wrapt.register_post_import_hook(hook, module)
+            try:  # import now if possible: most targets are importable at start-up
+                importlib.import_module(module)
+            except ImportError:
+                logger.info("vcg_otel: %s not importable yet; wrapping on import", module)
 
     def _wrap(self, module: Any, parts: list[str], target: str, decorate: Any) -> None:
         owner = module

@@ -119,14 +119,19 @@ class AuditScope:
 
     @classmethod
     def start(cls, auditor: Auditor, telemetry: TelemetryConfig, *, tracer: Tracer | None = None,
-              parent: Context | None = None, mode: str = "observe") -> AuditScope | None:
-        """A new scope, or ``None`` if telemetry failed to start its span (the call then runs
-        unaudited)."""
+              parent: Context | None = None, mode: str = "observe",
+              required: bool = False) -> AuditScope | None:
+        """A new scope, or ``None`` if telemetry failed to start its span (a span processor
+        whose ``on_start`` raises): the call then runs unaudited. With ``required`` (enforce
+        mode: the caller relies on the audit, not on its record) the scope runs with a
+        span that records nothing instead."""
         try:
             return cls(auditor, telemetry, tracer=tracer, parent=parent, mode=mode)
         except Exception:
             logger.debug("starting the citation_audit span failed", exc_info=True)
+        if not required:
             return None
+        return cls(auditor, telemetry, tracer=trace.NoOpTracer(), parent=parent, mode=mode)
 
     # -- while the call runs ---------------------------------------------------------------
 

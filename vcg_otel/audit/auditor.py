@@ -21,6 +21,7 @@ import contextvars
 import math
 import threading
 import time
+import warnings
 import zlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -151,6 +152,12 @@ class Auditor:
                  **settings: Unpack[AuditSettings]) -> None:
         if judge is not None and not callable(judge):
             raise TypeError(f"judge must be callable or None, not {type(judge).__name__}")
+        if "sample_rate" in settings:  # its name before the configs (it always meant this)
+            warnings.warn("Auditor(sample_rate=...) is now judge_sample_rate=...",
+                          DeprecationWarning, stacklevel=2)
+            named: dict[str, Any] = dict(settings)
+            named["judge_sample_rate"] = named.pop("sample_rate")
+            settings = named  # type: ignore[assignment]
         config = from_settings(AuditConfig, settings, config, name="config", where="Auditor()")
         self.judge = judge
         self.judge_model = None if judge is None else judge_model_name(judge)
@@ -172,6 +179,13 @@ class Auditor:
         self._executor_lock = threading.Lock()
         self._slots = Slots(config.max_concurrency)
         self._marker = object()  # this auditor, in _JUDGING
+
+    @property
+    def sample_rate(self) -> float:
+        """Deprecated name of :attr:`judge_sample_rate`."""
+        warnings.warn("Auditor.sample_rate is now judge_sample_rate", DeprecationWarning,
+                      stacklevel=2)
+        return self.judge_sample_rate
 
     # -- public ----------------------------------------------------------------------------
 

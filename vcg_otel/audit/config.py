@@ -5,6 +5,7 @@ bounds). Every field may come from its ``VCG_OTEL_*`` variable (:mod:`vcg_otel.c
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, TypedDict
@@ -33,6 +34,11 @@ _FLOAT, _FLOAT_OR_NONE = parse_number(float, False), parse_number(float, True)
 
 def _names(raw: str) -> tuple[str, ...]:
     return tuple(name.strip() for name in raw.split(",") if name.strip())
+
+
+def _cache_flag(raw: str) -> bool:
+    """``VCG_OTEL_JUDGE_CACHE``: a boolean, or ``none`` (no cache, as ``cache=None``)."""
+    return False if raw.strip().lower() == "none" else parse_bool(raw)
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,7 +78,7 @@ class AuditConfig(Config):
     max_judge_calls: int | None = setting(semconv.ENV_MAX_JUDGE_CALLS, None, _INT_OR_NONE)
     max_tokens: int | None = setting(semconv.ENV_MAX_JUDGE_TOKENS, None, _INT_OR_NONE)
     judge_sample_rate: float = setting(semconv.ENV_JUDGE_SAMPLE_RATE, 1.0, _FLOAT)
-    cache: VerdictCache | bool | None = setting(semconv.ENV_JUDGE_CACHE, True, parse_bool)
+    cache: VerdictCache | bool | None = setting(semconv.ENV_JUDGE_CACHE, True, _cache_flag)
     window: WindowConfig | None = setting(None, WindowConfig())
     max_gap: int = setting(semconv.ENV_MAX_GAP, DEFAULT_MAX_GAP, _INT)
     misattributed_is_consistent: bool = setting(semconv.ENV_MISATTRIBUTED_IS_CONSISTENT, False,
@@ -106,32 +112,40 @@ class AuditConfig(Config):
         })
 
 
-def _check_timeout(value: Any) -> None:
+def _check_timeout(value: Any) -> float | None:
+    """Seconds > 0 (any real number); infinity means no limit, as ``None`` does."""
     if value is None:
-        return
-    if (isinstance(value, bool) or not isinstance(value, (int, float))
-            or not value > 0 or not math.isfinite(value)):
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not float(value) > 0:
         raise ValueError(f"timeout must be a positive number of seconds or None, not {value!r}")
+    return None if math.isinf(float(value)) else float(value)
 
 
-def _check_position_base(value: Any) -> None:
-    if value is not None and (isinstance(value, bool) or value not in (0, 1)):
+def _check_position_base(value: Any) -> int | None:
+    if value is None:
+        return None
+    if (isinstance(value, bool) or not isinstance(value, numbers.Integral)
+            or int(value) not in (0, 1)):
         raise ValueError(f"position_base must be None, 0 or 1, not {value!r}")
+    return int(value)
 
 
-def _check_id_keys(value: Any) -> None:
+def _check_id_keys(value: Any) -> tuple[str, ...]:
     if not isinstance(value, tuple) or not all(isinstance(k, str) and k for k in value):
         raise ValueError(f"id_keys must be a sequence of non-empty strings, not {value!r}")
+    return value
 
 
-def _check_cache(value: Any) -> None:
+def _check_cache(value: Any) -> VerdictCache | bool:
     if not isinstance(value, (bool, VerdictCache)):
         raise ValueError(f"cache must be True, False or a VerdictCache, not {value!r}")
+    return value
 
 
-def _check_window(value: Any) -> None:
+def _check_window(value: Any) -> WindowConfig:
     if not isinstance(value, WindowConfig):
         raise ValueError(f"window must be a WindowConfig, not {value!r}")
+    return value
 
 
 class AuditSettings(TypedDict, total=False):

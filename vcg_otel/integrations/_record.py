@@ -18,7 +18,8 @@ from .answers import answer_citations
 if TYPE_CHECKING:
     from opentelemetry.context import Context
 
-__all__ = ["AuditScope", "OutputAuditor", "configure", "documents_of", "record_audit"]
+__all__ = ["AuditScope", "OutputAuditor", "configure", "documents_of", "record_audit",
+           "validator_scope"]
 
 
 def configure(judge: LLMCall | None, settings: Mapping[str, Any], *,
@@ -31,10 +32,18 @@ def configure(judge: LLMCall | None, settings: Mapping[str, Any], *,
     return Auditor(judge, config=audit_config), telemetry_config
 
 
+def validator_scope(auditor: Auditor, telemetry: TelemetryConfig) -> AuditScope:
+    """The scope of a validator, whose output *is* the audit: it audits even when telemetry
+    cannot start its span (and ignores call sampling)."""
+    scope = AuditScope.start(auditor, telemetry, required=True)
+    assert scope is not None  # required: never None
+    return scope
+
+
 def record_audit(auditor: Auditor, telemetry: TelemetryConfig, citations: Sequence[Citation],
                  documents: DocumentSet) -> AuditReport:
     """Audit under the current span and record it; an audit that fails raises (recorded)."""
-    report = AuditScope(auditor, telemetry).run(citations, documents, swallow=False)
+    report = validator_scope(auditor, telemetry).run(citations, documents, swallow=False)
     assert report is not None
     return report
 
@@ -66,9 +75,13 @@ class OutputAuditor:
         self.tracer = tracer_for(telemetry)
         self.on_report = on_report
 
-    def scope(self, parent: Context | None = None) -> AuditScope:
-        """A new ``citation_audit`` span (in ``parent``, default the current context)."""
-        return AuditScope(self.auditor, self.telemetry, tracer=self.tracer, parent=parent)
+    def scope(self, parent: Context | None = None) -> AuditScope | None:
+        """A new ``citation_audit`` span (in ``parent``, default the current context); ``None``
+        when this call is not audited: sampled out (``sample_rate``), or telemetry could not
+        start the span (then the framework call runs as if we were not there)."""
+        if self.telemetry.sampled_out():
+            return None
+        return AuditScope.start(self.auditor, self.telemetry, tracer=self.tracer, parent=parent)
 
     def _read(self, scope: AuditScope, output: Any,
               answer: Any) -> tuple[list[Citation], DocumentSet] | None:
@@ -83,14 +96,19 @@ class OutputAuditor:
         if report is not None and self.on_report is not None:
             self.on_report(report)
 
-    def audit(self, scope: AuditScope, output: Any, answer: Any = None) -> None:
-        """Audit ``output`` (its answer read from ``answer`` when given, e.g. streamed text)."""
+    def audit(self, scope: AuditScope | None, output: Any, answer: Any = None) -> None:
+        """Audit ``output`` (its answer read from ``answer`` when given, e.g. streamed text);
+        nothing when ``scope`` is ``None`` (the call is not audited)."""
+        if scope is None:
+            return
         work = self._read(scope, output, answer)
         if work is not None:
             self._report(scope.run(*work))
 
-    async def aaudit(self, scope: AuditScope, output: Any, answer: Any = None) -> None:
+    async def aaudit(self, scope: AuditScope | None, output: Any, answer: Any = None) -> None:
         """:meth:`audit` from async code."""
+        if scope is None:
+            return
         work = self._read(scope, output, answer)
         if work is not None:
             self._report(await scope.arun(*work))

@@ -28,7 +28,7 @@ from ..audit import AuditReport, AuditResult
 from ..audit import Citation as AuditCitation
 from ..documents import DocumentSet
 from ..extract import Budget
-from ._record import AuditScope, configure, documents_of, record_audit
+from ._record import configure, documents_of, record_audit, validator_scope
 from .answers import citations_in_text
 
 __all__ = ["Citation", "CitationConsistencyChecker", "ReplyCitationChecker"]
@@ -90,10 +90,26 @@ def _as_audit_citation(item: Any) -> AuditCitation:
                          getattr(item, "quote", None))
 
 
+_PLAIN = (str, int, float, bool, type(None))
+
+
+def _check_settings(component: str, settings: dict[str, Any]) -> None:
+    """Settings serialize with the pipeline, so they must be plain values; ``sample_rate``
+    cannot apply to a validator (its output is the audit)."""
+    if "sample_rate" in settings:
+        raise TypeError(f"{component}: a validator audits every run; sample_rate cannot apply")
+    for key, value in settings.items():
+        items = value if isinstance(value, (list, tuple)) else [value]
+        if not all(isinstance(item, _PLAIN) for item in items):
+            raise TypeError(f"{component}: settings[{key!r}] must be a plain value (str, "
+                            f"number, bool, None or a list of those) to serialize with the "
+                            f"pipeline, not {type(value).__name__}")
+
+
 class _Checking:
     """What both components share: configuration, serialization, the audit and its routing."""
 
-    def __init__(self, treat_misattributed_as_consistent: bool = False,
+    def __init__(self, treat_misattributed_as_consistent: bool | None = None,
                  judge_model: str | None = None, judge_api_base: str | None = None,
                  judge_timeout: float = 30.0, position_base: int | None = None,
                  id_keys: list[str] | None = None,
@@ -111,8 +127,12 @@ class _Checking:
 
             extra: dict[str, Any] = {"api_base": judge_api_base} if judge_api_base else {}
             judge = LiteLLMJudge(judge_model, timeout=judge_timeout, **extra)
-        named = {"misattributed_is_consistent": treat_misattributed_as_consistent,
-                 "position_base": position_base, "id_keys": self.id_keys}
+        _check_settings(type(self).__name__, self.settings)
+        # only what was given: the rest follows the VCG_OTEL_* variables, as everywhere
+        named = {k: v for k, v in (("misattributed_is_consistent",
+                                    treat_misattributed_as_consistent),
+                                   ("position_base", position_base), ("id_keys", self.id_keys))
+                 if v is not None and v != []}
         twice = sorted(set(named) & set(self.settings))
         if twice:
             raise TypeError(f"{type(self).__name__}: {', '.join(twice)} belong in their own "
@@ -144,7 +164,7 @@ class _Checking:
 
     async def _acheck(self, citations: list[AuditCitation],
                       documents: list[Document] | None) -> dict[str, list[Citation]]:
-        scope = AuditScope(self._auditor, self._telemetry)
+        scope = validator_scope(self._auditor, self._telemetry)
         report = await scope.arun(citations, self._documents(documents), swallow=False)
         assert report is not None
         return self._route(report)
@@ -164,7 +184,8 @@ class CitationConsistencyChecker(_Checking):
 
     Args:
         treat_misattributed_as_consistent: route a real quote cited to the wrong document to
-            ``consistent`` (default ``False``: citing the wrong source is an inconsistency).
+            ``consistent`` (default: ``VCG_OTEL_MISATTRIBUTED_IS_CONSISTENT``, else ``False``:
+            citing the wrong source is an inconsistency).
         judge_model: a litellm model string (e.g. ``openai/gpt-4o-mini``) for the skeptical
             judge of quotes that exist; ``None`` (default) for the gate alone. Serialized as
             the string; API keys come from litellm's usual environment variables.

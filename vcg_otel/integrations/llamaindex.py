@@ -97,6 +97,8 @@ class AuditedQueryEngine(BaseQueryEngine):
 
     def _query(self, query_bundle: QueryBundle) -> RESPONSE_TYPE:
         scope = self._audits.scope()
+        if scope is None:  # not audited (sampled out)
+            return self.engine.query(query_bundle)
         with scope.running():
             response = self.engine.query(query_bundle)
         if isinstance(response, StreamingResponse):  # audited when the stream ends
@@ -107,6 +109,8 @@ class AuditedQueryEngine(BaseQueryEngine):
 
     async def _aquery(self, query_bundle: QueryBundle) -> RESPONSE_TYPE:
         scope = self._audits.scope()
+        if scope is None:  # not audited (sampled out)
+            return await self.engine.aquery(query_bundle)
         with scope.running():
             response = await self.engine.aquery(query_bundle)
         if isinstance(response, AsyncStreamingResponse):

@@ -5,6 +5,7 @@ shapes, providers). Every field but the providers may come from its ``VCG_OTEL_*
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypedDict
 
@@ -28,6 +29,13 @@ if TYPE_CHECKING:
 __all__ = ["TELEMETRY_FIELDS", "TelemetryConfig", "TelemetrySettings"]
 
 
+def _capture_flag(raw: str) -> bool | None:
+    """``VCG_OTEL_CAPTURE_CONTENT``: ``false`` hides everything; ``true`` forces nothing (it
+    leaves OpenInference's ``OPENINFERENCE_HIDE_INPUTS/OUTPUTS`` their say, as it always
+    did), so it resolves to ``None``, which a copy of the config then keeps meaning."""
+    return False if parse_bool(raw) is False else None
+
+
 @dataclass(frozen=True, slots=True)
 class TelemetryConfig(Config):
     """How an audit becomes telemetry. Every field but the providers may come from its
@@ -48,32 +56,32 @@ class TelemetryConfig(Config):
             (default: the global providers).
     """
 
-    capture_content: bool | None = setting(semconv.ENV_CAPTURE_CONTENT, None, parse_bool)
+    capture_content: bool | None = setting(semconv.ENV_CAPTURE_CONTENT, None, _capture_flag)
     sample_rate: float = setting(semconv.ENV_SAMPLE_RATE, 1.0, parse_number(float, False))
     check_spans: bool = setting(semconv.ENV_CHECK_SPANS, True, parse_bool)
     span_events: bool = setting(semconv.ENV_SPAN_EVENTS, True, parse_bool)
     tracer_provider: TracerProvider | None = setting(None, None)
     meter_provider: MeterProvider | None = setting(None, None)
     logger_provider: LoggerProvider | None = setting(None, None)
-    content: ContentPolicy = field(init=False, repr=False, compare=False,
-                                   default=ContentPolicy())
+    content: ContentPolicy = field(init=False, repr=False, default=ContentPolicy())
 
     def __post_init__(self) -> None:
-        given = self._settle({
+        self._settle({
             "capture_content": _check_capture,
             "sample_rate": lambda v: check_rate("sample_rate", v),
             "check_spans": lambda v: check_flag("check_spans", v),
             "span_events": lambda v: check_flag("span_events", v),
         })
-        # An argument decides both halves; from the environment, VCG_OTEL_CAPTURE_CONTENT=true
-        # still lets OpenInference's hide variables hide theirs, as it always did.
-        explicit = self.capture_content if "capture_content" in given else None
-        object.__setattr__(self, "content", ContentPolicy.resolve(explicit))
+        object.__setattr__(self, "content", ContentPolicy.resolve(self.capture_content))
+
+    def sampled_out(self) -> bool:
+        """Whether to leave this call unaudited: ``sample_rate`` decides at random, per
+        call (one rule for the decorator and every integration)."""
+        return self.sample_rate < 1.0 and random.random() >= self.sample_rate
 
 
-def _check_capture(value: Any) -> None:
-    if value is not None:
-        check_flag("capture_content", value)
+def _check_capture(value: Any) -> bool | None:
+    return None if value is None else check_flag("capture_content", value)
 
 
 class TelemetrySettings(TypedDict, total=False):
