@@ -229,3 +229,57 @@ def test_llamaindex_nodes_are_reachable_by_file_name_and_ref_doc_id() -> None:
         assert m == "found", cited
         assert m.document_id == last.node_id
     assert _gate(docs, "paper-0", quote) == "misattributed"
+
+
+# --- sets built again from the same chunks (DocumentSet.from_sources reuses them) ----------------
+
+def test_the_same_id_over_a_different_text_is_a_different_set() -> None:
+    quote = _sentence(A, 0)
+    assert _gate(DocumentSet.from_sources({"smith": A, "lee": B}), "smith", quote) == "found"
+    # same ids, the texts swapped: the quote is now in "lee" only
+    swapped = DocumentSet.from_sources({"smith": B, "lee": A})
+    assert swapped.text("smith") == B
+    assert _gate(swapped, "smith", quote) == "misattributed"
+
+
+def test_the_same_text_under_different_ids_or_positions_is_a_different_set() -> None:
+    quote = _sentence(A, 0)
+    first = DocumentSet.from_sources({"smith": A})
+    renamed = DocumentSet.from_sources({"lee": A})
+    assert _gate(first, "smith", quote) == "found"
+    assert _gate(renamed, "smith", quote) == "misattributed"  # not the first set's table
+    assert [c.key for c in renamed.chunks] == ["lee"]
+    listed = DocumentSet.from_sources([B, A])  # positions 0 and 1
+    assert _gate(listed, "0", _sentence(A, 0)).resolution == "position"
+    reordered = DocumentSet.from_sources([A, B])
+    assert reordered.text(reordered.resolve("0")[0][0]) == A
+    strict = DocumentSet.from_sources([A, B], position_base=1)
+    assert strict.resolve("1")[0] == ("0",) and strict.resolve("0") == ((), "unresolved")
+
+
+def test_changing_a_returned_set_leaves_the_next_one_as_built() -> None:
+    docs = {"smith": A, "lee": B}
+    first = DocumentSet.from_sources(docs)
+    first.add_chunk(C, [("smith", "stem")])  # a stem now resolves in the first set only
+    first.add("lee", C)  # and a replaced text
+    again = DocumentSet.from_sources(docs)
+    assert len(again) == 2 and len(again.chunks) == 2
+    assert again.resolve("smith") == (("smith",), "id")
+    assert again.text("lee") == B
+    assert _gate(again, "lee", _sentence(B, 0)) == "found"
+    assert _gate(first, "lee", _sentence(C, 0)) == "found"
+
+
+def test_a_text_that_only_compares_equal_is_not_taken_for_the_real_one() -> None:
+    class Lenient(str):
+        def __eq__(self, other: object) -> bool:
+            return isinstance(other, str)
+
+        def __hash__(self) -> int:
+            return hash(A)  # equal and hashed alike: only its type tells it apart
+
+    real = DocumentSet.from_sources({"smith": A})
+    assert _gate(real, "smith", _sentence(A, 0)) == "found"
+    fake = DocumentSet.from_sources({"smith": Lenient(B)})
+    assert fake.text("smith") == B and str.__eq__(fake.text("smith"), B)
+    assert _gate(fake, "smith", _sentence(A, 0)) == "not_found"

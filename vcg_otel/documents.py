@@ -53,13 +53,17 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, fields
+from functools import lru_cache
+from operator import attrgetter
 from typing import Any
 
+from ._lru import BoundedLRU
 from .audit.models import Citation
 from .extract import _BUDGET, Budget, _get, document_id
 from .extract import _doc_text as _text
 from .gate import Corpus, GateMatch, GateResult, NotFoundReason, parse_quote, quote_gate, span_gate
 from .gate.api import MAX_QUOTE_CHARS
+from .gate.corpus import ContentKey
 from .gate.search import DEFAULT_MAX_GAP, SearchBudget, SearchLimitReached
 
 __all__ = [
@@ -89,6 +93,8 @@ _LEVELS = ("id", "path", "basename", "stem", "position", "case_insensitive")
 Resolution = str  # one of _LEVELS, "any" (no id cited) or "unresolved"
 Names = list[tuple[str, str]]  # (identifier, level), strongest first
 Found = tuple[str, "int | None", Names]  # (text, position, names)
+# One chunk to add: (text, position, names), in the order of DocumentSet.add_chunk's effect.
+_Entry = tuple[str, "int | None", tuple[tuple[str, str], ...]]
 
 
 def _ident(value: Any) -> str | None:
@@ -96,6 +102,13 @@ def _ident(value: Any) -> str | None:
     if ident is None:
         return None
     return ident.strip() or None
+
+
+@lru_cache(maxsize=4096)
+def _str_ident(key: str) -> str | None:
+    """:func:`_ident` of a ``str`` key, remembered: the keys of a mapping of id to text
+    recur call after call."""
+    return _ident(key)
 
 
 def _metadata(item: Any) -> Mapping[str, Any]:
@@ -215,7 +228,7 @@ class _Walker:
         if (obj and self.budget.take(len(obj)) and all(isinstance(v, str) for v in obj.values())
                 and not _NOT_DOCUMENTS.intersection(obj)):
             for k, v in obj.items():
-                ident = _ident(k)
+                ident = _str_ident(k) if type(k) is str else _ident(k)
                 yield v, None, [] if ident is None else [(ident, "id")]
             return
         for key in (*DOCUMENT_KEYS, *_NESTED_KEYS):
@@ -267,11 +280,30 @@ class ResolvedMatch(GateMatch):
         return data
 
 
+_MATCH_FIELDS = tuple(f.name for f in fields(GateMatch))
+_match_values = attrgetter(*_MATCH_FIELDS)
+
+
 def _resolved(match: GateMatch, cited: str | None, how: Resolution,
               group: tuple[str, ...]) -> ResolvedMatch:
-    values = {f.name: getattr(match, f.name) for f in fields(GateMatch)}
+    values = dict(zip(_MATCH_FIELDS, _match_values(match), strict=True))
     values["cited_document_id"] = cited
     return ResolvedMatch(**values, resolution=how, group=group)
+
+
+def _cacheable(entries: list[_Entry], position_base: int | None) -> bool:
+    """Whether equal keys over ``entries`` mean equal document sets: exact ``str`` texts and
+    names, exact ``int`` positions (``True == 1``, and a ``str`` subclass may compare as it
+    likes)."""
+    if position_base is not None and type(position_base) is not int:
+        return False
+    for text, position, names in entries:
+        if type(text) is not str or (position is not None and type(position) is not int):
+            return False
+        for ident, level in names:
+            if type(ident) is not str or type(level) is not str:
+                return False
+    return True
 
 
 class DocumentSet(Corpus):
@@ -307,26 +339,49 @@ class DocumentSet(Corpus):
         ``id_keys=`` by a ``documents=`` extractor) or a :class:`Corpus` is taken as it is.
 
         The same chunk found twice (same framework identifiers and text) is kept once.
+
+        The sources are read on every call (within ``budget``), but a set of chunks seen
+        recently (same texts, names, positions and ``position_base``) is not built again: the
+        set returned shares the earlier one's tables and normalized texts, copied on its first
+        change (at most 16 such sets, 4 M characters in all, least recently used dropped).
+        Searches start afresh in each, so results and budgets are those of a new set.
         """
-        made = cls(position_base=position_base)
+        entries: list[_Entry] = []
         seen: set[tuple[str, tuple[tuple[str, str], ...]]] = set()
         budget = budget if budget is not None else Budget()
         for source in sources:
             if isinstance(source, DocumentSet):  # already resolved: kept as it is
-                for chunk in source.chunks:
-                    made.add_chunk(chunk.text, chunk.names, chunk.position)
+                entries.extend((c.text, c.position, c.names) for c in source.chunks)
                 continue
             if isinstance(source, Corpus):  # a plain corpus: its ids
-                for key in source:
-                    made.add_chunk(source.text(key), [(key, "id")])
+                entries.extend((source.text(key), None, ((key, "id"),)) for key in source)
                 continue
             for text, position, names in find_chunks(source, id_keys, budget):
-                ident = (text, tuple(n for n in names if n[1] == "id"))
+                ident = (text, tuple([n for n in names if n[1] == "id"]))
                 if ident in seen:
                     continue
                 seen.add(ident)
-                made.add_chunk(text, names, position)
-        return made
+                entries.append((text, position, tuple(names)))
+        return cls._built(entries, position_base)
+
+    @classmethod
+    def _built(cls, entries: list[_Entry], position_base: int | None) -> DocumentSet:
+        """The set of ``entries`` (added in order), from :data:`_built_sets` when it was built
+        recently."""
+        key = None
+        if _cacheable(entries, position_base):
+            key = ContentKey((cls, position_base, tuple([(p, n) for _, p, n in entries])),
+                             tuple([t for t, _, _ in entries]))
+            original = _built_sets.get(key)
+            if original is not None:
+                return original._fork()
+        made = cls(position_base=position_base)
+        for text, position, names in entries:
+            made.add_chunk(text, names, position)
+        if key is None:
+            return made
+        _built_sets.put(key, made)  # kept unchanged as the original: callers get forks
+        return made._fork()
 
     # -- building ------------------------------------------------------------------------------
 
@@ -343,6 +398,12 @@ class DocumentSet(Corpus):
         chunk = Chunk(key, text, position, tuple(names))
         self._add_chunk(chunk)
         return chunk
+
+    def _unshare(self) -> None:
+        super()._unshare()
+        self.chunks = list(self.chunks)
+        self._table = {level: {ident: list(keys) for ident, keys in table.items()}
+                       for level, table in self._table.items()}
 
     def _add_chunk(self, chunk: Chunk) -> None:
         if chunk.key in self:
@@ -442,3 +503,9 @@ class DocumentSet(Corpus):
 
 def _unique(keys: Iterable[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(keys))
+
+
+#: Document sets built recently, by their chunks (:meth:`DocumentSet.from_sources`): an app
+#: that retrieves the same documents again (or passes the same dict on every call) gets them
+#: resolved and normalized already. The keys hold the texts, so the bound is on characters.
+_built_sets: BoundedLRU[ContentKey, DocumentSet] = BoundedLRU(16, 4_000_000, ContentKey.size)

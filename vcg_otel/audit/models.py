@@ -140,6 +140,11 @@ class Citation:
         )
 
 
+# Frozen, so one instance serves every result without judge tokens (a Usage validates its
+# fields when made: not free per citation).
+_NO_USAGE = Usage()
+
+
 @dataclass(frozen=True, slots=True)
 class AuditResult:
     """What happened to one citation.
@@ -182,7 +187,7 @@ class AuditResult:
     @property
     def usage(self) -> Usage:
         if self.verdict is None or not self.judge_called:
-            return Usage()
+            return _NO_USAGE
         return self.verdict.usage
 
     def to_dict(self) -> dict[str, Any]:
@@ -258,9 +263,10 @@ class AuditReport:
 
     @property
     def usage(self) -> Usage:
-        total = Usage()
+        total = _NO_USAGE
         for r in self.results:
-            total = total + r.usage
+            if r.judge_called and r.verdict is not None:  # the others add nothing
+                total = total + r.verdict.usage
         return total
 
     @property

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Iterable, Iterator, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._lru import BoundedLRU
 from .normalize import NormalizedText, normalize_with_map
@@ -35,6 +35,9 @@ from .search import (
     find_quote,
     is_spaced_word_char,
 )
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 __all__ = ["Corpus", "DocumentCache", "corpus_for", "default_cache"]
 
@@ -76,7 +79,13 @@ class DocumentCache:
         self._lru.resize(max_entries, max_chars)
 
     def get(self, text: str) -> NormalizedText:
-        """The normalized form of ``text``, computed at most once while it stays cached."""
+        """The normalized form of ``text``, computed at most once while it stays cached.
+
+        Only a plain ``str`` is looked up: a subclass may compare equal to (and hash like)
+        another text, and would get that text's normalized form.
+        """
+        if type(text) is not str:
+            return normalize_with_map(text)
         hit = self._lru.get(text)
         if hit is None:
             hit = normalize_with_map(text)  # outside any lock: other threads keep going
@@ -136,6 +145,7 @@ class Corpus:
         self._order: list[str] = []
         self._scanned = 0  # documents scanned by misses since the index was last dropped
         self._lock = threading.Lock()
+        self._shared = False  # texts and normalized forms shared with a cached original
         if documents is not None:
             items = documents.items() if isinstance(documents, Mapping) else documents
             for doc_id, text in items:
@@ -149,12 +159,37 @@ class Corpus:
             raise TypeError(f"document {doc_id!r} text must be str, not {type(text).__name__}")
         key = str(doc_id)
         with self._lock:
+            if self._shared:
+                self._unshare()
             if self._texts.get(key) is text or self._texts.get(key) == text:
                 return
             self._texts[key] = text
             self._normalized.pop(key, None)
             self._index = None
             self._scanned = 0
+
+    def _fork(self) -> Self:
+        """A corpus with the same documents that shares their texts and normalized forms with
+        this one (copied on its first :meth:`add`), and starts its own search state: no index,
+        nothing scanned, so its searches spend exactly what a newly built corpus' would.
+
+        For caches of built corpora: a recurring set of documents is normalized once, while
+        each user gets an object of its own that may be changed without touching the original.
+        """
+        made = object.__new__(type(self))
+        made.__dict__.update(self.__dict__)
+        made._index = None
+        made._order = []
+        made._scanned = 0
+        made._lock = threading.Lock()
+        made._shared = True
+        return made
+
+    def _unshare(self) -> None:
+        """Own the shared state before changing it (subclasses copy theirs as well)."""
+        self._texts = dict(self._texts)
+        self._normalized = dict(self._normalized)
+        self._shared = False
 
     def __contains__(self, doc_id: object) -> bool:
         return str(doc_id) in self._texts
@@ -332,8 +367,15 @@ def _quote_words(quote: ParsedQuote) -> set[str]:
     return words
 
 
-class _Key:
-    """A mapping's ids and texts, hashed once (an LRU lookup hashes its key more than once)."""
+class ContentKey:
+    """Ids and texts as one cache key, hashed once (an LRU lookup hashes its key more than
+    once), compared by value; its :meth:`size` is the texts' total length. Package-internal:
+    the corpora of mappings here, the built document sets of :mod:`vcg_otel.documents`.
+
+    Hashable parts only (``TypeError`` otherwise). Equal keys must mean equal content: a
+    caller keys only values whose equality is exact (``str`` texts and ids, ``int`` numbers),
+    since ``True == 1`` and a ``str`` subclass may define equality as it likes.
+    """
 
     __slots__ = ("chars", "hash", "ids", "texts")
 
@@ -346,14 +388,14 @@ class _Key:
         return self.hash
 
     def __eq__(self, other: object) -> bool:
-        return (isinstance(other, _Key) and self.hash == other.hash and self.ids == other.ids
-                and self.texts == other.texts)
+        return (isinstance(other, ContentKey) and self.hash == other.hash
+                and self.ids == other.ids and self.texts == other.texts)
 
-
-def _key_size(key: _Key) -> int:
-    if key.chars < 0:
-        key.chars = sum(map(len, key.texts))
-    return key.chars
+    def size(self) -> int:
+        """Characters of text the key holds (keeps alive)."""
+        if self.chars < 0:
+            self.chars = sum(map(len, self.texts))
+        return self.chars
 
 
 class _CorpusCache:
@@ -367,12 +409,13 @@ class _CorpusCache:
     """
 
     def __init__(self, max_entries: int = 16, max_chars: int = 4_000_000) -> None:
-        self._lru: BoundedLRU[_Key, Corpus] = BoundedLRU(max_entries, max_chars, _key_size)
+        self._lru: BoundedLRU[ContentKey, Corpus] = BoundedLRU(max_entries, max_chars,
+                                                                 ContentKey.size)
 
     def get(self, mapping: Mapping[Any, str]) -> Corpus:
         ids = tuple(mapping)
         try:
-            key = _Key(ids, tuple(mapping.values()))
+            key = ContentKey(ids, tuple(mapping.values()))
         except TypeError:  # an unhashable text: Corpus names it
             return Corpus(mapping)
         corpus = self._lru.get(key)
