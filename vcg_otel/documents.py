@@ -280,15 +280,17 @@ class ResolvedMatch(GateMatch):
         return data
 
 
-_MATCH_FIELDS = tuple(f.name for f in fields(GateMatch))
-_match_values = attrgetter(*_MATCH_FIELDS)
+# GateMatch's fields in order (ResolvedMatch's first ones), read in one call.
+_match_values = attrgetter(*(f.name for f in fields(GateMatch)))
+assert fields(GateMatch)[1].name == "cited_document_id"
 
 
 def _resolved(match: GateMatch, cited: str | None, how: Resolution,
               group: tuple[str, ...]) -> ResolvedMatch:
-    values = dict(zip(_MATCH_FIELDS, _match_values(match), strict=True))
-    values["cited_document_id"] = cited
-    return ResolvedMatch(**values, resolution=how, group=group)
+    """``match`` as a :class:`ResolvedMatch` of the identifier as cited."""
+    values = _match_values(match)
+    args: list[Any] = [values[0], cited, *values[2:], how, group]
+    return ResolvedMatch(*args)
 
 
 def _cacheable(entries: list[_Entry], position_base: int | None) -> bool:
@@ -501,8 +503,8 @@ class DocumentSet(Corpus):
         return _resolved(match, cited, how, group)
 
 
-def _unique(keys: Iterable[str]) -> tuple[str, ...]:
-    return tuple(dict.fromkeys(keys))
+def _unique(keys: list[str]) -> tuple[str, ...]:
+    return (keys[0],) if len(keys) == 1 else tuple(dict.fromkeys(keys))
 
 
 #: Document sets built recently, by their chunks (:meth:`DocumentSet.from_sources`): an app

@@ -28,6 +28,7 @@ from typing import Any
 
 from opentelemetry import _logs, trace
 from opentelemetry._logs import Logger, LoggerProvider, LogRecord, SeverityNumber
+from opentelemetry.context import Context
 from opentelemetry.semconv._incubating.attributes import gen_ai_attributes as ga
 from opentelemetry.trace import Span
 
@@ -50,6 +51,8 @@ __all__ = [
 ]
 
 _NO_LOGS = ("NoOpLoggerProvider", "ProxyLoggerProvider")
+# The severities events use, by name (an enum's ``.name`` is a property lookup per record).
+_SEVERITY_TEXT = {s: s.name for s in (SeverityNumber.INFO, SeverityNumber.WARN)}
 _lock = threading.Lock()
 _by_provider: dict[int, tuple[Any, Logger]] = {}
 
@@ -134,13 +137,15 @@ def fail_closed_attributes(r: AuditResult, policy: ContentPolicy) -> dict[str, A
     return event
 
 
-def emit_event(logger: Logger, name: str, attributes: dict[str, Any], span: Span,
+def emit_event(logger: Logger, name: str, attributes: dict[str, Any], span: Span | Context,
                timestamp: int | None = None,
                severity: SeverityNumber = SeverityNumber.INFO) -> None:
-    """One event as a log record carrying ``span``'s trace and span ids."""
+    """One event as a log record carrying the trace and span ids of ``span`` (or of the span
+    a context holds: several events of one span share it)."""
+    context = span if isinstance(span, Context) else trace.set_span_in_context(span)
     logger.emit(LogRecord(
-        timestamp=timestamp, context=trace.set_span_in_context(span),
-        severity_number=severity, severity_text=severity.name, attributes=attributes,
+        timestamp=timestamp, context=context, severity_number=severity,
+        severity_text=_SEVERITY_TEXT.get(severity) or severity.name, attributes=attributes,
         event_name=name))
 
 
@@ -151,10 +156,11 @@ def emit_result_events(logger: Logger, r: AuditResult, span: Span, policy: Conte
     """The log-based events of one citation, correlated with ``span`` (its check span, or the
     audit span when checks are events): ``citation.check`` if ``check`` attributes are given,
     ``citation.judge.fail_closed`` if ``failed`` ones are, and ``gen_ai.evaluation.result``."""
+    context = trace.set_span_in_context(span)
     if check is not None:
-        emit_event(logger, semconv.EVENT_CHECK, check, span, r.gate_started_ns or None)
+        emit_event(logger, semconv.EVENT_CHECK, check, context, r.gate_started_ns or None)
     if failed is not None:
         emit_event(logger, semconv.EVENT_FAIL_CLOSED, {**failed, semconv.CITATION_INDEX: r.index},
-                   span, timestamp, SeverityNumber.WARN)
-    emit_event(logger, semconv.EVENT_EVALUATION_RESULT, evaluation_attributes(r, policy), span,
+                   context, timestamp, SeverityNumber.WARN)
+    emit_event(logger, semconv.EVENT_EVALUATION_RESULT, evaluation_attributes(r, policy), context,
                timestamp)

@@ -99,7 +99,8 @@ def _check_attributes(r: AuditResult, policy: ContentPolicy) -> dict[str, Any]:
             attrs[semconv.GATE_REASON] = gate.reason.value
         if gate.source_document_ids and gate.result.value == "misattributed":
             attrs[semconv.GATE_SOURCE_DOCUMENT_IDS] = list(gate.source_document_ids)
-    attrs.update(evidence_attributes(r.evidence))  # a quote-less citation's stage 1
+    if r.evidence is not None:  # a quote-less citation's stage 1
+        attrs.update(evidence_attributes(r.evidence))
     if r.judge_skipped is not None:
         attrs[semconv.JUDGE_SKIPPED] = r.judge_skipped
     v = r.verdict
@@ -178,13 +179,14 @@ def record_report(tracer: Tracer, audit_span: Span, report: AuditReport,
     """
     logger = logger_for(logger_provider)
     as_span_events = span_events_enabled(span_events)
+    in_audit = trace.set_span_in_context(audit_span)
     for r in report.results:
         attrs = _check_attributes(r, policy)
         parent = audit_span
         check_event = None
         if check_spans:
-            parent = tracer.start_span(semconv.SPAN_CHECK, trace.set_span_in_context(audit_span),
-                                       attributes=attrs, start_time=r.gate_started_ns)
+            parent = tracer.start_span(semconv.SPAN_CHECK, in_audit, attributes=attrs,
+                                       start_time=r.gate_started_ns)
         else:
             del attrs[semconv.OPENINFERENCE_SPAN_KIND]  # an event is no span
             check_event = attrs
