@@ -62,7 +62,7 @@ from .audit.models import Citation
 from .extract import _BUDGET, Budget, _get, document_id
 from .extract import _doc_text as _text
 from .gate import Corpus, GateMatch, GateResult, NotFoundReason, parse_quote, quote_gate, span_gate
-from .gate.api import MAX_QUOTE_CHARS
+from .gate.api import MAX_QUOTE_CHARS, checked_quote_gate, search_arguments
 from .gate.corpus import ContentKey
 from .gate.search import DEFAULT_MAX_GAP, SearchBudget, SearchLimitReached
 
@@ -481,8 +481,8 @@ class DocumentSet(Corpus):
         if not group:  # unresolvable: the plain gate says misattributed or unknown_document
             match = quote_gate(quote, None, self, max_gap=max_gap, budget=budget)
             return _resolved(match, cited, how, group)
-        if budget is None:  # one budget for the whole group, as for one quote_gate call
-            budget = SearchBudget()
+        # one budget for the whole group, as for one quote_gate call; arguments checked once
+        budget = search_arguments(max_gap, budget)
         if len(group) > 1 and len(quote) <= MAX_QUOTE_CHARS:
             parsed = parse_quote(quote)
             if not parsed.empty:
@@ -494,12 +494,12 @@ class DocumentSet(Corpus):
                                             reason=NotFoundReason.SEARCH_LIMIT)
                         return _resolved(limited, cited, how, group)
                     if where is not None:
-                        match = quote_gate(quote, key, self, max_gap=max_gap, budget=budget)
+                        match = checked_quote_gate(quote, key, self, max_gap, budget)
                         return _resolved(match, cited, how, group)
         # One chunk (the common case: one search, not two), or in no chunk of the group: the
         # plain gate against the first one excludes it, and any others were just searched, so
         # anything it finds is outside the group.
-        match = quote_gate(quote, group[0], self, max_gap=max_gap, budget=budget)
+        match = checked_quote_gate(quote, group[0], self, max_gap, budget)
         return _resolved(match, cited, how, group)
 
 

@@ -27,7 +27,8 @@ from .quote import parse_quote
 from .result import GateMatch, GateResult, NotFoundReason
 from .search import DEFAULT_MAX_GAP, SearchBudget, SearchLimitReached, Span, find_quote
 
-__all__ = ["MAX_QUOTE_CHARS", "as_corpus", "quote_gate", "span_gate"]
+__all__ = ["MAX_QUOTE_CHARS", "as_corpus", "checked_quote_gate", "quote_gate", "search_arguments",
+           "span_gate"]
 
 #: Quotes longer than this are not searched: no real citation quotes 100,000 characters, and
 #: the bound keeps a hostile quote from costing time. They fail closed (``quote_too_long``).
@@ -119,8 +120,21 @@ def quote_gate(
         raise TypeError(f"quote must be str, not {type(quote).__name__}")
     cited = _doc_id(cited_doc_id, "cited_doc_id")
     corpus = as_corpus(docs)
+    return checked_quote_gate(quote, cited, corpus, max_gap, search_arguments(max_gap, budget))
+
+
+def search_arguments(max_gap: int, budget: SearchBudget | None) -> SearchBudget:
+    """Check ``max_gap`` and ``budget`` as :func:`quote_gate` does (``TypeError`` or
+    ``ValueError``), and return the budget to search with (a fresh one for ``None``)."""
     _check_gap(max_gap)
-    budget = _check_budget(budget)
+    return _check_budget(budget)
+
+
+def checked_quote_gate(quote: str, cited: str | None, corpus: Corpus, max_gap: int,
+                       budget: SearchBudget) -> GateMatch:
+    """:func:`quote_gate` on arguments already known to be of the right types (a ``str``
+    quote and id, a :class:`Corpus`, an ``int`` gap, a budget): for callers that checked
+    them once for many quotes, such as :meth:`vcg_otel.documents.DocumentSet.gate`."""
     if len(quote) > MAX_QUOTE_CHARS:
         return GateMatch(GateResult.NOT_FOUND, cited, reason=NotFoundReason.QUOTE_TOO_LONG)
     parsed = parse_quote(quote)

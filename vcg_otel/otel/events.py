@@ -48,6 +48,7 @@ __all__ = [
     "logger_for",
     "logs_configured",
     "span_events_enabled",
+    "summary",
 ]
 
 _NO_LOGS = ("NoOpLoggerProvider", "ProxyLoggerProvider")
@@ -106,11 +107,24 @@ def explanation(r: AuditResult) -> str | None:
     return None
 
 
-def evaluation_attributes(r: AuditResult, policy: ContentPolicy) -> dict[str, Any]:
-    """Attributes of the ``gen_ai.evaluation.result`` event of one citation."""
+Summary = tuple[float, "str | None"]  # (score, explanation when outputs may be captured)
+
+
+def summary(r: AuditResult, policy: ContentPolicy) -> Summary:
+    """The evaluation score of one citation and, if ``policy`` lets outputs be captured, its
+    explanation (``None`` when there is none): what its check span and its
+    ``gen_ai.evaluation.result`` event both carry, worked out once."""
+    return fabrication_score(r), (explanation(r) or None) if policy.outputs else None
+
+
+def evaluation_attributes(r: AuditResult, policy: ContentPolicy,
+                          summarized: Summary | None = None) -> dict[str, Any]:
+    """Attributes of the ``gen_ai.evaluation.result`` event of one citation (``summarized``:
+    its :func:`summary`, if already made)."""
+    score, text = summarized if summarized is not None else summary(r, policy)
     attrs: dict[str, Any] = {
         ga.GEN_AI_EVALUATION_NAME: semconv.EVALUATION_NAME,
-        ga.GEN_AI_EVALUATION_SCORE_VALUE: fabrication_score(r),
+        ga.GEN_AI_EVALUATION_SCORE_VALUE: score,
         ga.GEN_AI_EVALUATION_SCORE_LABEL: r.outcome.value,
         semconv.CITATION_INDEX: r.index,
     }
@@ -118,10 +132,8 @@ def evaluation_attributes(r: AuditResult, policy: ContentPolicy) -> dict[str, An
         attrs[semconv.CITATION_DOCUMENT_ID] = r.citation.document_id
     if r.fail_reason is not None:
         attrs[ERROR_TYPE] = r.fail_reason.value
-    if policy.outputs:
-        text = explanation(r)
-        if text:
-            attrs[ga.GEN_AI_EVALUATION_EXPLANATION] = text
+    if text:
+        attrs[ga.GEN_AI_EVALUATION_EXPLANATION] = text
     return attrs
 
 
@@ -152,7 +164,8 @@ def emit_event(logger: Logger, name: str, attributes: dict[str, Any], span: Span
 def emit_result_events(logger: Logger, r: AuditResult, span: Span, policy: ContentPolicy, *,
                        check: dict[str, Any] | None = None,
                        failed: dict[str, Any] | None = None,
-                       timestamp: int | None = None) -> None:
+                       timestamp: int | None = None,
+                       summarized: Summary | None = None) -> None:
     """The log-based events of one citation, correlated with ``span`` (its check span, or the
     audit span when checks are events): ``citation.check`` if ``check`` attributes are given,
     ``citation.judge.fail_closed`` if ``failed`` ones are, and ``gen_ai.evaluation.result``."""
@@ -162,5 +175,5 @@ def emit_result_events(logger: Logger, r: AuditResult, span: Span, policy: Conte
     if failed is not None:
         emit_event(logger, semconv.EVENT_FAIL_CLOSED, {**failed, semconv.CITATION_INDEX: r.index},
                    context, timestamp, SeverityNumber.WARN)
-    emit_event(logger, semconv.EVENT_EVALUATION_RESULT, evaluation_attributes(r, policy), context,
-               timestamp)
+    emit_event(logger, semconv.EVENT_EVALUATION_RESULT,
+               evaluation_attributes(r, policy, summarized), context, timestamp)

@@ -28,12 +28,12 @@ from ..judge.evidence_prompt import EVIDENCE_PROMPT_VERSION
 from . import genai, semconv
 from .content import ContentPolicy
 from .events import (
+    Summary,
     emit_result_events,
-    explanation,
-    fabrication_score,
     fail_closed_attributes,
     logger_for,
     span_events_enabled,
+    summary,
 )
 
 __all__ = ["audit_span_attributes", "record_report"]
@@ -62,15 +62,18 @@ def audit_span_attributes(report: AuditReport) -> dict[str, Any]:
     return attrs
 
 
-def _check_attributes(r: AuditResult, policy: ContentPolicy) -> dict[str, Any]:
+def _check_attributes(r: AuditResult, policy: ContentPolicy,
+                      summarized: Summary) -> dict[str, Any]:
     c = r.citation
+    score, text = summarized
+    outcome = r.outcome.value
     attrs: dict[str, Any] = {
         semconv.OPENINFERENCE_SPAN_KIND: semconv.KIND_EVALUATOR,
         semconv.CITATION_INDEX: r.index,
-        semconv.VERDICT: r.outcome.value,
+        semconv.VERDICT: outcome,
         semconv.EVAL_NAME: semconv.EVALUATION_NAME,
-        semconv.EVAL_LABEL: r.outcome.value,
-        semconv.EVAL_SCORE: fabrication_score(r),
+        semconv.EVAL_LABEL: outcome,
+        semconv.EVAL_SCORE: score,
         semconv.EVAL_ANNOTATOR_KIND: "LLM" if r.judge_called or r.cached else "CODE",
     }
     if c.document_id is not None:
@@ -88,7 +91,8 @@ def _check_attributes(r: AuditResult, policy: ContentPolicy) -> dict[str, Any]:
             attrs[semconv.CITATION_QUOTE_LENGTH] = len(c.quote)
     gate = r.gate
     if gate is not None:
-        attrs[semconv.GATE_RESULT] = gate.result.value
+        result = gate.result.value
+        attrs[semconv.GATE_RESULT] = result
         attrs[semconv.GATE_ELIDED] = gate.elided
         if gate.start is not None and gate.end is not None:
             attrs[semconv.GATE_MATCH_START] = gate.start
@@ -97,7 +101,7 @@ def _check_attributes(r: AuditResult, policy: ContentPolicy) -> dict[str, Any]:
                 attrs[semconv.GATE_MATCH_DOCUMENT_ID] = gate.document_id
         if gate.reason is not None:
             attrs[semconv.GATE_REASON] = gate.reason.value
-        if gate.source_document_ids and gate.result.value == "misattributed":
+        if gate.source_document_ids and result == "misattributed":
             attrs[semconv.GATE_SOURCE_DOCUMENT_IDS] = list(gate.source_document_ids)
     if r.evidence is not None:  # a quote-less citation's stage 1
         attrs.update(evidence_attributes(r.evidence))
@@ -113,10 +117,8 @@ def _check_attributes(r: AuditResult, policy: ContentPolicy) -> dict[str, Any]:
             attrs[semconv.JUDGE_FAIL_REASON] = v.fail_reason.value
         if policy.outputs and v.reasoning:
             attrs[semconv.JUDGE_REASONING] = v.reasoning
-    if policy.outputs:
-        text = explanation(r)
-        if text:
-            attrs[semconv.EVAL_EXPLANATION] = text
+    if text:
+        attrs[semconv.EVAL_EXPLANATION] = text
     return attrs
 
 
@@ -181,7 +183,8 @@ def record_report(tracer: Tracer, audit_span: Span, report: AuditReport,
     as_span_events = span_events_enabled(span_events)
     in_audit = trace.set_span_in_context(audit_span)
     for r in report.results:
-        attrs = _check_attributes(r, policy)
+        summarized = summary(r, policy)
+        attrs = _check_attributes(r, policy, summarized)
         parent = audit_span
         check_event = None
         if check_spans:
@@ -202,7 +205,7 @@ def record_report(tracer: Tracer, audit_span: Span, report: AuditReport,
             parent.add_event(semconv.EVENT_FAIL_CLOSED, event)
         if logger is not None:
             emit_result_events(logger, r, parent, policy, check=check_event, failed=failed,
-                               timestamp=end or None)
+                               timestamp=end or None, summarized=summarized)
         if check_spans:
             parent.end(end_time=end)
     audit_span.set_attributes(audit_span_attributes(report))
