@@ -9,7 +9,6 @@ configured every call is a no-op.
 from __future__ import annotations
 
 import threading
-from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
@@ -109,24 +108,28 @@ def record_metrics(instruments: Instruments, report: AuditReport) -> None:
     """
     duration = instruments.duration
     judge_attrs = {semconv.ATTR_STAGE: semconv.STAGE_JUDGE}
-    counts: Counter[tuple[str, str]] = Counter()
-    fail_reasons: Counter[str] = Counter()
+    counts: dict[tuple[str, str], int] = {}  # plain dicts: a Counter costs more to make
+    fail_reasons: dict[str, int] = {}
     prompt_tokens = completion_tokens = 0
     gate_seconds = 0.0
     for r in report.results:
         if r.gate is not None:
-            counts[semconv.STAGE_GATE, r.gate.result.value] += 1
+            key = semconv.STAGE_GATE, r.gate.result.value
+            counts[key] = counts.get(key, 0) + 1
             gate_seconds += r.gate_seconds
         if r.verdict is not None:
-            counts[semconv.STAGE_JUDGE, r.verdict.verdict.value] += 1
+            key = semconv.STAGE_JUDGE, r.verdict.verdict.value
+            counts[key] = counts.get(key, 0) + 1
             if r.fail_reason is not None:
-                fail_reasons[r.fail_reason.value] += 1
+                reason = r.fail_reason.value
+                fail_reasons[reason] = fail_reasons.get(reason, 0) + 1
             if r.judge_called:
                 duration.record(r.judge_seconds, judge_attrs)
                 prompt_tokens += r.usage.prompt_tokens
                 completion_tokens += r.usage.completion_tokens
                 _record_genai(instruments, report, r)
-        counts[semconv.STAGE_FINAL, r.outcome.value] += 1
+        key = semconv.STAGE_FINAL, r.outcome.value
+        counts[key] = counts.get(key, 0) + 1
     for (stage, verdict), n in counts.items():
         instruments.audits.add(n, {semconv.ATTR_STAGE: stage, semconv.VERDICT: verdict})
     for reason, n in fail_reasons.items():
