@@ -16,6 +16,16 @@ only. Three configurations:
 (b) and (c) are measured in alternating blocks of calls, so a machine busy with other work
 slows both alike and their difference stays meaningful.
 
+Against older code, run in the same minutes (absolute speed on a shared machine varies 3x):
+``git worktree add /tmp/pre <commit>``, then ``cd /tmp/pre && PYTHONPATH=/tmp/pre python
+benchmarks/overhead.py --calls 5000`` and this checkout's run, alternated, comparing p50s.
+
+``--only b`` or ``--only c`` makes ``--calls`` calls of that configuration alone (after 50
+warm-up calls) and prints nothing: for a count the load cannot move, instructions per call,
+``valgrind --tool=callgrind python benchmarks/overhead.py --only c --calls 150`` minus the
+same with ``--calls 0``, divided by 150. ``--package DIR`` imports vcg_otel from ``DIR``
+instead of this checkout (older code, with this script).
+
 Overhead = decorated call time - bare call time, per call, reported at p50 and p99; plus spans
 per second sustained over (b) and (c), and (c) / (b) at p50.
 """
@@ -32,7 +42,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, sys.argv[sys.argv.index("--package") + 1] if "--package" in sys.argv[:-1]
+                else str(Path(__file__).resolve().parent.parent))
 
 from opentelemetry._logs import _internal as _logs_internal
 from opentelemetry.sdk._logs import LoggerProvider
@@ -141,8 +152,13 @@ def pct(values: list[int], q: float) -> float:
 def main() -> int:
     parser = argparse.ArgumentParser(description="decorator overhead")
     parser.add_argument("--calls", type=int, default=20_000)
+    parser.add_argument("--only", choices=("b", "c"),
+                        help="only this configuration, no output (for instruction counts)")
+    parser.add_argument("--package", help="directory to import vcg_otel from")
     args = parser.parse_args()
     docs, answer_value = workload()
+    if args.only:
+        return _only(args.only, args.calls, docs, answer_value)
 
     def bare(documents: dict[str, str]) -> dict[str, Any]:
         return answer_value
@@ -191,6 +207,30 @@ def main() -> int:
           f"calls/s on one thread); (c) / (b) at p50: {pct(c, .5) / pct(b, .5):.2f}")
     tracer_provider.shutdown()
     logger_provider.shutdown()
+    return 0
+
+
+def _only(config: str, calls: int, docs: dict[str, str], answer_value: dict[str, Any]) -> int:
+    """``calls`` decorated calls of configuration (b) or (c), after 50 warm-up calls."""
+    tracer_provider = TracerProvider()
+    tracer_provider.add_span_processor(BatchSpanProcessor(NullExporter(), max_queue_size=65_536))
+    meter_provider = MeterProvider(metric_readers=[InMemoryMetricReader()])
+    if config == "c":
+        logger_provider = LoggerProvider()
+        logger_provider.add_log_record_processor(
+            BatchLogRecordProcessor(NullLogExporter(), max_queue_size=65_536))
+        _logs_internal._LOGGER_PROVIDER = logger_provider
+
+    def bare(documents: dict[str, str]) -> dict[str, Any]:
+        return answer_value
+
+    full = audited_citations(tracer_provider=tracer_provider, meter_provider=meter_provider)(bare)
+    for _ in range(50):
+        full(docs)
+    gc.collect()
+    gc.disable()
+    for _ in range(calls):
+        full(docs)
     return 0
 
 
