@@ -345,8 +345,9 @@ class DocumentSet(Corpus):
         The sources are read on every call (within ``budget``), but a set of chunks seen
         recently (same texts, names, positions and ``position_base``) is not built again: the
         set returned shares the earlier one's tables and normalized texts, copied on its first
-        change (at most 16 such sets, 4 M characters in all, least recently used dropped).
-        Searches start afresh in each, so results and budgets are those of a new set.
+        change (at most 16 such sets, 4 M characters in all, least recently used dropped; with
+        their normalized forms about 14 MB for mostly-ASCII text). Searches start afresh in
+        each, so results and budgets are those of a new set.
         """
         entries: list[_Entry] = []
         seen: set[tuple[str, tuple[tuple[str, str], ...]]] = set()
