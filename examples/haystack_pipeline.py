@@ -43,4 +43,4 @@ question = "How much does the reranker help, and how common are citation errors?
 out = pipe.run({"retriever": {"query": question}, "prompt": {"question": question}})["checker"]
 # {"consistent": [Citation], "inconsistent": [Citation], "replies": [...]}, status filled in
 for c in out["consistent"] + out["inconsistent"]:
-    print(f"{c.status:<14}{c.document_id:<12}{c.quote}")
+    print(f"{c.status:<14}{c.document_id!s:<16}{c.quote}")

@@ -40,7 +40,7 @@ def sources(docs: list[Document]) -> str:
 
 def show(report: AuditReport) -> None:
     for r in report.results:
-        print(f"{r.outcome:<14}{r.citation.document_id:<12}{r.citation.quote}")
+        print(f"{r.outcome:<14}{r.citation.document_id!s:<16}{r.citation.quote}")
 
 
 llm = ChatOpenAI(model="gpt-4o-mini", base_url=base_url)

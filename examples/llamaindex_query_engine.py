@@ -24,7 +24,7 @@ llm = LiteLLM(model="openai/gpt-4o-mini", api_base=os.environ.get("OPENAI_BASE_U
 
 def show(report: AuditReport) -> None:
     for r in report.results:
-        print(f"{r.outcome:<14}{r.citation.document_id:<12}{r.citation.quote}")
+        print(f"{r.outcome:<14}{r.citation.document_id!s:<16}{r.citation.quote}")
 
 
 engine = AuditedQueryEngine(index.as_query_engine(llm=llm), on_report=show)

@@ -439,13 +439,18 @@ def test_out_through_a_symlink_keeps_the_link(files: dict[str, Path]) -> None:
     assert link.is_symlink() and len(real.read_text().splitlines()) == 4
 
 
-def test_a_reader_that_goes_away_ends_the_command_quietly(files: dict[str, Path]) -> None:
+@pytest.mark.parametrize("results", ["file", "stdout"])
+def test_a_reader_that_goes_away_ends_the_command_quietly(files: dict[str, Path],
+                                                          results: str) -> None:
     read_end, write_end = os.pipe()
     os.close(read_end)  # like `vcg-otel audit ... | head -0`
+    out = files["out"] if results == "file" else Path("/dev/stdout")  # --out /dev/stdout | head
+    answers = files["answers"].parent / "many.jsonl"  # results past one write buffer
+    answers.write_text(files["answers"].read_text() * 100)
     try:
         command = [str(CLI)] if CLI.exists() else [sys.executable, "-m", "vcg_otel.cli"]
-        proc = subprocess.run([*command, "audit", str(files["answers"]), "--docs",
-                               str(files["docs_dir"]), "--out", str(files["out"])],
+        proc = subprocess.run([*command, "audit", str(answers), "--docs",
+                               str(files["docs_dir"]), "--out", str(out), "--no-progress"],
                               stdout=write_end, stderr=subprocess.PIPE, text=True, timeout=120)
     finally:
         os.close(write_end)

@@ -79,7 +79,7 @@ def test_framework_example_audits_the_model_answer(script: str, openai_server: F
     monkeypatch.setenv("OPENAI_BASE_URL", openai_server.base_url)
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # no fetch from the internet
-    verdicts = {line[26:]: line.split()[0] for line in run(script).splitlines()
-                if line[14:26] == "smith-2026  "}
+    verdicts = {line[30:]: line.split()[0] for line in run(script).splitlines()
+                if line[14:30] == "smith-2026      "}
     assert verdicts == {HONEST: "found", FABRICATED: "not_found", MOVED: "misattributed"}
     assert len(openai_server.requests) == 1  # the framework's generator called the model

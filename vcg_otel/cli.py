@@ -282,6 +282,8 @@ class Results:
             line = json.dumps(record)
         try:
             self.handle.write(line + "\n")
+        except BrokenPipeError:  # --out /dev/stdout and its reader went away: as for stdout
+            raise
         except OSError as exc:
             raise InputError(f"--out {self.destination}: cannot write ({exc.strerror})"
                              ) from exc
@@ -291,6 +293,8 @@ class Results:
             self.handle.close()
             if not self.direct:
                 os.replace(self.handle.name, self.destination)
+        except BrokenPipeError:
+            raise
         except OSError as exc:
             raise InputError(f"--out {self.destination}: cannot write ({exc.strerror})"
                              ) from exc

@@ -135,8 +135,8 @@ class _Checking:
                  if v is not None and v != []}
         twice = sorted(set(named) & set(self.settings))
         if twice:
-            raise TypeError(f"{type(self).__name__}: {', '.join(twice)} belong in their own "
-                            "arguments, not in settings")
+            raise TypeError(f"{type(self).__name__}: give {', '.join(twice)} as "
+                            "arguments of their own, not in settings")
         self._auditor, self._telemetry = configure(judge, {**self.settings, **named},
                                                    config=None, telemetry=None,
                                                    where=f"{type(self).__name__}()")

@@ -22,6 +22,8 @@ import threading
 from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
+from . import semconv
+
 if TYPE_CHECKING:
     import asyncio
 
@@ -32,7 +34,7 @@ DEFAULT_MAX_PENDING = 1_000
 DEFAULT_SHUTDOWN_TIMEOUT = 5.0
 #: Seconds the audits cancelled at exit get to end their spans.
 CANCEL_GRACE = 1.0
-ENV_SHUTDOWN_TIMEOUT = "VCG_OTEL_SHUTDOWN_TIMEOUT"
+ENV_SHUTDOWN_TIMEOUT = semconv.ENV_SHUTDOWN_TIMEOUT
 
 logger = logging.getLogger(__name__)
 

@@ -140,6 +140,8 @@ ENV_CAPTURE_CONTENT = "VCG_OTEL_CAPTURE_CONTENT"
 ENV_HIDE_INPUTS = "OPENINFERENCE_HIDE_INPUTS"
 ENV_HIDE_OUTPUTS = "OPENINFERENCE_HIDE_OUTPUTS"
 ENV_TARGETS = "VCG_OTEL_TARGETS"
+#: Seconds pending background audits get at interpreter exit (vcg_otel.otel.background).
+ENV_SHUTDOWN_TIMEOUT = "VCG_OTEL_SHUTDOWN_TIMEOUT"
 #: Copies of the events as span events too (default on: Phoenix stores span events and rejects
 #: OTLP logs; ``false`` for backends that read log-based events).
 ENV_SPAN_EVENTS = "VCG_OTEL_SPAN_EVENTS"
