@@ -258,12 +258,13 @@ def _charge(nodes: int) -> bool:
 
 def _cohere(item: Any) -> list[Citation] | None:
     """One citation per source of a Cohere span (``None``: not a Cohere citation)."""
-    from . import markers  # markers reads items with this module's _get
-
     sources = _get(item, "sources")
     ids = _get(item, "document_ids")
     if sources is None and ids is None:
         return None
+    from . import markers  # markers reads items with this module's _get (imported here:
+    # it imports this module; and only here: every citation item passes the test above)
+
     listed = sources if _is_list(sources) else ids if _is_list(ids) else ()
     if not _charge(len(listed)):  # each source is read: the walk pays for it
         return []
