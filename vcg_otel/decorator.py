@@ -9,13 +9,10 @@ Modes:
     * ``observe`` (default): the handler's return value and exceptions are exactly what they
       would be without the decorator. Anything that goes wrong inside the audit is recorded on
       the span (status ERROR, exception event, ``citation.audit.error``) and swallowed.
-    * ``enforce``: the caller receives the audit. A result that is a dict with a
-      ``citations`` list comes back as a copy whose ``citations`` keep only the consistent
-      citations (verbatim and, with a judge, supported) and which carries the report under
-      ``"citation_audit"``; any other result comes back as :class:`AuditedResult`. With
-      ``on_violation="raise"`` an answer with any inconsistent citation raises
-      :class:`CitationViolation` instead. An audit that cannot run raises
-      :class:`CitationAuditError` (fail closed). Not available for generators or with
+    * ``enforce``: the caller receives the audit (:mod:`vcg_otel.enforce`: the result with
+      only its consistent citations, :class:`AuditedResult`, or :class:`CitationViolation`);
+      an audit that cannot run raises :class:`CitationAuditError` (fail closed), and one
+      whose span cannot start still runs, unrecorded. Not available for generators or with
       ``background=True``.
 
 With no OpenTelemetry SDK configured (no tracer or meter provider) and mode ``observe``,
