@@ -240,16 +240,24 @@ def _plain(text: str) -> str:
     return " ".join(text.lower().split())
 
 
-def build_cases(corpus: dict[str, str]) -> list[Case]:
-    """All cases, honest first; bad quotes that happen to occur in the corpus are dropped."""
-    ids = list(corpus)
+def occurrence_check(corpus: dict[str, str]) -> Callable[..., bool]:
+    """``occurs(quote, only=None)``: whether ``quote`` (case and spacing aside) is in the
+    corpus, or in its document number ``only``: a bad quote that does occur is dropped."""
     plain_docs = [_plain(t) for t in corpus.values()]
-    honest: list[Case] = []
-    bad: list[Case] = []
 
     def occurs(q: str, only: int | None = None) -> bool:
         p = _plain(q)
         return any(p in d for k, d in enumerate(plain_docs) if only is None or k == only)
+
+    return occurs
+
+
+def build_cases(corpus: dict[str, str]) -> list[Case]:
+    """All cases, honest first; bad quotes that happen to occur in the corpus are dropped."""
+    ids = list(corpus)
+    occurs = occurrence_check(corpus)
+    honest: list[Case] = []
+    bad: list[Case] = []
 
     for i, doc_id in enumerate(ids):
         sents = sentences(corpus[doc_id])

@@ -10,7 +10,7 @@ Deterministic: every run builds the same cases.
 
 from __future__ import annotations
 
-from cases import Case, _flip, _negate, _number, _plain, sentences
+from cases import Case, _flip, _negate, _number, occurrence_check, sentences
 
 WIDTH = 72
 
@@ -60,13 +60,9 @@ def build_pdf_cases(clean: dict[str, str]) -> tuple[dict[str, str], list[Case]]:
     """The PDF documents and the cases over them (honest first)."""
     ids = list(clean)
     docs = {doc_id: pdf_text(text) for doc_id, text in clean.items()}
-    plain_docs = [_plain(t) for t in clean.values()]
+    occurs = occurrence_check(clean)
     honest: list[Case] = []
     bad: list[Case] = []
-
-    def occurs(q: str, only: int | None = None) -> bool:
-        p = _plain(q)
-        return any(p in d for k, d in enumerate(plain_docs) if only is None or k == only)
 
     for i, doc_id in enumerate(ids):
         sents = [s for s in sentences(clean[doc_id]) if len(s) > 60]

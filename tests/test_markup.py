@@ -296,17 +296,14 @@ def test_a_corpus_of_mixed_formats_needs_no_configuration() -> None:
     assert quote_gate("The committee approved the budget", "md", corpus) == "misattributed"
 
 
-def test_long_markdown_is_cut_into_chunks_between_paragraphs() -> None:
+def test_long_markdown_is_cut_into_chunks_between_paragraphs(
+        monkeypatch: pytest.MonkeyPatch) -> None:
     module = sys.modules["vcg_otel.gate.normalize"]
     paragraph = "See [the guide for part {n}](https://x.y/{n}) and **more** about it.\n\n"
     text = "".join(paragraph.format(n=n) for n in range(3 * module._CHUNK // len(paragraph)))
     chunked = normalize_with_map(text)
-    old = module._CHUNK
-    module._CHUNK = 10**12
-    try:
-        whole = normalize_with_map(text)
-    finally:
-        module._CHUNK = old
+    monkeypatch.setattr(module, "_CHUNK", 10**12)  # one chunk: the reference
+    whole = normalize_with_map(text)
     assert chunked.text == whole.text
     assert "](" not in chunked.text
     start = chunked.text.index("see the guide for part 2000")

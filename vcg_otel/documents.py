@@ -59,7 +59,7 @@ from typing import Any
 
 from ._lru import BoundedLRU
 from .audit.models import Citation
-from .extract import _BUDGET, Budget, _get, document_id
+from .extract import Budget, _get, charging, document_id
 from .extract import _doc_text as _text
 from .gate import Corpus, GateMatch, GateResult, NotFoundReason, parse_quote, quote_gate, span_gate
 from .gate.api import MAX_QUOTE_CHARS, checked_quote_gate, search_arguments
@@ -191,11 +191,8 @@ def find_chunks(obj: Any, id_keys: Sequence[str] = (),
     visited once); when it runs out the walk stops and keeps what it found.
     """
     walk = _Walker(tuple(id_keys), budget if budget is not None else Budget())
-    token = _BUDGET.set(walk.budget)  # attribute reads of app objects are charged to it
-    try:
+    with charging(walk.budget):  # attribute reads of app objects are charged to it
         yield from walk.walk(obj, 0)
-    finally:
-        _BUDGET.reset(token)
 
 
 class _Walker:

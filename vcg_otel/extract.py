@@ -47,7 +47,8 @@ from __future__ import annotations
 import inspect
 import re
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
@@ -162,6 +163,17 @@ class _Walk:
 #: The budget of the extraction running in this context: attribute reads of app objects are
 #: charged to it without passing it through every reader.
 _BUDGET: ContextVar[Budget | None] = ContextVar("vcg_otel_extract_budget", default=None)
+
+
+@contextmanager
+def charging(budget: Budget) -> Iterator[None]:
+    """Inside the block, attribute reads of app objects (:func:`_get`) are charged to
+    ``budget``: every walk over a call's results and arguments runs in one."""
+    token = _BUDGET.set(budget)
+    try:
+        yield
+    finally:
+        _BUDGET.reset(token)
 
 
 def _get(obj: Any, key: str, default: Any = None) -> Any:
@@ -430,11 +442,8 @@ def extract_citations(result: Any, budget: Budget | None = None) -> list[Citatio
     :func:`extract_documents` to bound a whole call and to learn whether it ran out.
     """
     walk = _Walk(budget)
-    token = _BUDGET.set(walk.budget)
-    try:
+    with charging(walk.budget):
         return _citations(result, walk, 0)
-    finally:
-        _BUDGET.reset(token)
 
 
 # --- documents -------------------------------------------------------------------------------
@@ -507,11 +516,8 @@ def extract_documents(obj: Any, budget: Budget | None = None) -> dict[str, str]:
     ``budget``: as for :func:`extract_citations`.
     """
     walk = _Walk(budget)
-    token = _BUDGET.set(walk.budget)
-    try:
+    with charging(walk.budget):
         return _documents(obj, walk, 0)
-    finally:
-        _BUDGET.reset(token)
 
 
 # --- a decorated call's arguments ----------------------------------------------------------
