@@ -452,7 +452,8 @@ def _markers(text: str, pos: int, indent: int) -> int:
         m = None
         if indent <= 3:
             m = _BLOCKQUOTE.match(text, pos)
-            if m is None and _in_block_quote(text, pos):
+            # _QUOTE_CONTINUED only ever matches at a ">": look back for a quote only then
+            if m is None and text.startswith(">", pos) and _in_block_quote(text, pos):
                 m = _QUOTE_CONTINUED.match(text, pos)
         if m is not None:
             pos = m.end()

@@ -377,6 +377,8 @@ def _markup_passes(text: str) -> tuple[str, list[_UnitWriter | None], list[int]]
     """
     writers: list[_UnitWriter | None] = [None] * _SLOTS
     lengths = [len(text)] * _SLOTS
+    if not may_have_markup(text):  # plain prose: no pass would change anything
+        return text, writers, lengths
     html = is_html(text)
     for k in range(_MARKUP_PASSES):
         again = False
@@ -590,7 +592,7 @@ def normalize(text: str) -> str:
         if not (_MARKS_SEEN and not _MARKS_SEEN.isdisjoint(text)):
             # Plain prose skips the markup passes and the layout scan (see may_have_markup
             # and _LAYOUT_POSSIBLE): the same output, at a fraction of the cost per quote.
-            view = _markup_passes(mid)[0] if may_have_markup(mid) else mid
+            view = _markup_passes(mid)[0]
             if _LAYOUT_POSSIBLE.search(view) is None:
                 out = view.strip()
             else:
