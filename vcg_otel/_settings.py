@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 if TYPE_CHECKING:
     from typing_extensions import Self
 
-__all__ = ["UNSET", "Config", "check_count", "check_flag", "check_rate", "from_settings",
-           "init_fields", "parse_bool", "parse_number", "setting"]
+__all__ = ["UNSET", "Config", "check_count", "check_flag", "check_rate", "env_flag",
+           "from_settings", "init_fields", "parse_bool", "parse_number", "setting"]
 
 logger = logging.getLogger("vcg_otel.config")
 
@@ -55,6 +55,14 @@ def parse_bool(raw: str) -> bool:
     if value in _FALSE:
         return False
     raise ValueError(f"not a boolean: {raw!r}")
+
+
+def env_flag(name: str) -> bool | None:
+    """The boolean variable ``name``; ``None`` when it is unset or not a boolean."""
+    try:
+        return parse_bool(os.environ.get(name, ""))
+    except ValueError:
+        return None
 
 
 def parse_number(kind: Callable[[str], T], optional: bool) -> Callable[[str], T | None]:

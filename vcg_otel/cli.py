@@ -411,7 +411,7 @@ def _audit(args: argparse.Namespace, out: TextIO, err: TextIO, results: Results 
     warn = Warnings(err)
     # flags win over the VCG_OTEL_* variables, which win over the defaults (vcg_otel.config)
     flags = {"max_concurrency": args.concurrency,
-             "misattributed_is_consistent": args.misattributed_is_consistent or None}
+             "misattributed_is_consistent": args.misattributed_is_consistent}
     auditor = Auditor(judge_from_env(args.judge),
                       **{k: v for k, v in flags.items() if v is not None})
     provider = _tracer_provider(args)

@@ -41,7 +41,6 @@ import functools
 import inspect
 import threading
 from collections.abc import Callable, Mapping
-from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 from opentelemetry import metrics, trace
@@ -63,7 +62,7 @@ from .judge.runner import LLMCall
 from .otel import semconv
 from .otel.background import runner
 from .otel.events import logs_configured
-from .scope import AuditScope, tracer_for
+from .scope import AuditScope, configure, documents_of, tracer_for
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -76,10 +75,6 @@ F = TypeVar("F", bound=Callable[..., Any])
 Mode = Literal["observe", "enforce"]
 Extractor = Callable[[Mapping[str, Any], Any], Any]
 Work = tuple[list[Citation], DocumentSet]
-
-
-#: How documents are named for an ``auditor=`` that is not an :class:`Auditor` (no config).
-_DEFAULT_NAMING = SimpleNamespace(id_keys=(), position_base=None)
 
 
 class DocumentsIncomplete(Exception):
@@ -189,9 +184,7 @@ class _Call:
         sources = ([h.documents_fn(arguments, result)] if h.documents_fn is not None
                    else call_sources(arguments, result))
         # every chunk under every id a prompt could show (vcg_otel.documents)
-        config = getattr(self.scope.auditor, "config", _DEFAULT_NAMING)  # any auditor= works
-        documents = DocumentSet.from_sources(*sources, budget=doc_budget, id_keys=config.id_keys,
-                                             position_base=config.position_base)
+        documents = documents_of(self.scope.auditor, *sources, budget=doc_budget)
         limit = budget.exhausted or doc_budget.exhausted
         if limit is not None:
             self.scope.annotate(semconv.AUDIT_EXTRACT_LIMIT, limit)
@@ -325,7 +318,8 @@ def _wrap(fn: Callable[..., Any], handler: _Handler) -> Callable[..., Any]:
                         break
                     finally:
                         thrown = None
-                chunks.append(item)
+                if call is not None:  # an unaudited stream keeps nothing
+                    chunks.append(item)
                 try:
                     sent = yield item
                 except BaseException as exc:
@@ -477,9 +471,10 @@ def audited_citations(
                             f"{', '.join(given)} would be ignored (configure the Auditor)")
 
     def build() -> tuple[Auditor, TelemetryConfig]:
-        audit_config, telemetry_config = split_settings(
-            settings, config=config, telemetry=telemetry, where="@audited_citations")
-        return auditor or Auditor(judge, config=audit_config), telemetry_config
+        if auditor is None:
+            return configure(judge, settings, config=config, telemetry=telemetry,
+                             where="@audited_citations")
+        return auditor, split_settings(settings, telemetry=telemetry)[1]
 
     setup = _Setup(build)  # shared by every function this decorator wraps
     violation: OnViolation = on_violation or "filter"

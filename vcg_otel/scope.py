@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, ParamSpec
 
@@ -26,6 +26,9 @@ from opentelemetry import trace
 from opentelemetry.trace import Span, Status, StatusCode, Tracer
 
 from ._version import __version__
+from .audit import Auditor
+from .config import split_settings
+from .documents import DocumentSet
 from .otel import semconv
 from .otel.content import record_exception
 from .otel.metrics import instruments_for
@@ -34,11 +37,12 @@ from .otel.record import record
 if TYPE_CHECKING:
     from opentelemetry.context import Context
 
-    from .audit import Auditor, AuditReport, Citation
-    from .config import TelemetryConfig
-    from .documents import DocumentSet
+    from .audit import AuditReport, Citation
+    from .config import AuditConfig, TelemetryConfig
+    from .extract import Budget
+    from .judge.runner import LLMCall
 
-__all__ = ["AuditScope", "audit_status", "tracer_for"]
+__all__ = ["AuditScope", "audit_status", "configure", "documents_of", "tracer_for"]
 
 logger = logging.getLogger(__name__)
 P = ParamSpec("P")
@@ -55,6 +59,24 @@ def _quiet(method: Callable[P, None]) -> Callable[P, None]:
             logger.debug("recording the citation audit failed", exc_info=True)
 
     return quiet
+
+
+def configure(judge: LLMCall | None, settings: Mapping[str, Any], *,
+              config: AuditConfig | None, telemetry: TelemetryConfig | None,
+              where: str) -> tuple[Auditor, TelemetryConfig]:
+    """A front end's auditor and telemetry from its arguments (conflicts raise, naming
+    ``where``): the one rule for the decorator and every integration."""
+    audit_config, telemetry_config = split_settings(settings, config=config,
+                                                    telemetry=telemetry, where=where)
+    return Auditor(judge, config=audit_config), telemetry_config
+
+
+def documents_of(auditor: Auditor, *sources: Any, budget: Budget | None = None) -> DocumentSet:
+    """The documents of ``sources``, named as the auditor's config says (``id_keys``,
+    ``position_base``), read within ``budget``."""
+    config = auditor.config
+    return DocumentSet.from_sources(*sources, id_keys=config.id_keys,
+                                    position_base=config.position_base, budget=budget)
 
 
 def tracer_for(telemetry: TelemetryConfig) -> Tracer:

@@ -5,14 +5,13 @@ finished output, audits it and records it, never raising into the framework.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..audit import Auditor, AuditReport, Citation
-from ..config import AuditConfig, TelemetryConfig, split_settings
+from ..config import TelemetryConfig
 from ..documents import DocumentSet
-from ..judge.runner import LLMCall
-from ..scope import AuditScope, tracer_for
+from ..scope import AuditScope, configure, documents_of, tracer_for
 from .answers import answer_citations
 
 if TYPE_CHECKING:
@@ -20,16 +19,6 @@ if TYPE_CHECKING:
 
 __all__ = ["AuditScope", "OutputAuditor", "configure", "documents_of", "record_audit",
            "validator_scope"]
-
-
-def configure(judge: LLMCall | None, settings: Mapping[str, Any], *,
-              config: AuditConfig | None, telemetry: TelemetryConfig | None,
-              where: str) -> tuple[Auditor, TelemetryConfig]:
-    """An integration's auditor and telemetry from its arguments (conflicts raise, naming
-    ``where``): the same rules as ``@audited_citations``."""
-    audit_config, telemetry_config = split_settings(settings, config=config,
-                                                    telemetry=telemetry, where=where)
-    return Auditor(judge, config=audit_config), telemetry_config
 
 
 def validator_scope(auditor: Auditor, telemetry: TelemetryConfig) -> AuditScope:
@@ -46,14 +35,6 @@ def record_audit(auditor: Auditor, telemetry: TelemetryConfig, citations: Sequen
     report = validator_scope(auditor, telemetry).run(citations, documents, swallow=False)
     assert report is not None
     return report
-
-
-def documents_of(auditor: Auditor, *sources: Any) -> DocumentSet:
-    """The documents of ``sources``, named as the auditor's config says (``id_keys``,
-    ``position_base``)."""
-    config = auditor.config
-    return DocumentSet.from_sources(*sources, id_keys=config.id_keys,
-                                    position_base=config.position_base)
 
 
 class OutputAuditor:

@@ -34,7 +34,6 @@ DEFAULT_MAX_PENDING = 1_000
 DEFAULT_SHUTDOWN_TIMEOUT = 5.0
 #: Seconds the audits cancelled at exit get to end their spans.
 CANCEL_GRACE = 1.0
-ENV_SHUTDOWN_TIMEOUT = semconv.ENV_SHUTDOWN_TIMEOUT
 
 logger = logging.getLogger(__name__)
 
@@ -146,7 +145,7 @@ class BackgroundRunner:
 def shutdown_timeout() -> float:
     """``VCG_OTEL_SHUTDOWN_TIMEOUT`` in seconds; the default (with a warning) if it is not a
     finite number >= 0 (``nan`` would wait for ever, ``inf`` too)."""
-    raw = os.environ.get(ENV_SHUTDOWN_TIMEOUT)
+    raw = os.environ.get(semconv.ENV_SHUTDOWN_TIMEOUT)
     if raw is None or not raw.strip():
         return DEFAULT_SHUTDOWN_TIMEOUT
     try:
@@ -155,7 +154,7 @@ def shutdown_timeout() -> float:
         value = math.nan
     if not math.isfinite(value) or value < 0:
         logger.warning("%s=%r is not a finite number of seconds >= 0; using %s",
-                       ENV_SHUTDOWN_TIMEOUT, raw, DEFAULT_SHUTDOWN_TIMEOUT)
+                       semconv.ENV_SHUTDOWN_TIMEOUT, raw, DEFAULT_SHUTDOWN_TIMEOUT)
         return DEFAULT_SHUTDOWN_TIMEOUT
     return value
 

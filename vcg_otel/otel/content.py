@@ -13,30 +13,17 @@ line, function, source line) but neither its message nor those of the exceptions
 
 from __future__ import annotations
 
-import os
 import traceback
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .._settings import env_flag
 from . import semconv
 
 if TYPE_CHECKING:
     from opentelemetry.trace import Span
 
 __all__ = ["ContentPolicy", "record_exception"]
-
-_FALSE = frozenset({"0", "false", "no", "off"})
-_TRUE = frozenset({"1", "true", "yes", "on"})
-
-
-def _env_flag(name: str) -> bool | None:
-    value = os.environ.get(name, "").strip().lower()
-    if value in _TRUE:
-        return True
-    if value in _FALSE:
-        return False
-    return None
-
 
 @dataclass(frozen=True, slots=True)
 class ContentPolicy:
@@ -50,11 +37,11 @@ class ContentPolicy:
         """The policy from the argument if given, else from the environment."""
         if capture_content is not None:
             return cls(bool(capture_content), bool(capture_content))
-        if _env_flag(semconv.ENV_CAPTURE_CONTENT) is False:
+        if env_flag(semconv.ENV_CAPTURE_CONTENT) is False:
             return cls(False, False)
         return cls(
-            inputs=_env_flag(semconv.ENV_HIDE_INPUTS) is not True,
-            outputs=_env_flag(semconv.ENV_HIDE_OUTPUTS) is not True,
+            inputs=env_flag(semconv.ENV_HIDE_INPUTS) is not True,
+            outputs=env_flag(semconv.ENV_HIDE_OUTPUTS) is not True,
         )
 
 

@@ -22,7 +22,6 @@ any front end (decorator, instrumentor, batch CLI) can record through them.
 
 from __future__ import annotations
 
-import os
 import threading
 from typing import Any
 
@@ -32,6 +31,7 @@ from opentelemetry.context import Context
 from opentelemetry.semconv._incubating.attributes import gen_ai_attributes as ga
 from opentelemetry.trace import Span
 
+from .._settings import env_flag
 from .._version import __version__
 from ..audit.models import AuditResult, Outcome
 from . import semconv
@@ -63,8 +63,7 @@ def span_events_enabled(explicit: bool | None = None) -> bool:
     ``VCG_OTEL_SPAN_EVENTS`` (default on; ``false``/``0``/``no``/``off`` turns it off)."""
     if explicit is not None:
         return explicit
-    value = os.environ.get(semconv.ENV_SPAN_EVENTS, "").strip().lower()
-    return value not in ("0", "false", "no", "off")
+    return env_flag(semconv.ENV_SPAN_EVENTS) is not False
 
 
 def logs_configured(logger_provider: LoggerProvider | None = None) -> bool:

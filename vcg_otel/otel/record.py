@@ -18,7 +18,7 @@ from ..audit.models import AuditReport
 from . import semconv
 from .content import ContentPolicy
 from .metrics import instruments_for, record_metrics
-from .spans import record_report
+from .spans import _seconds_ns, record_report
 
 __all__ = ["emit_audit", "record"]
 
@@ -66,5 +66,5 @@ def emit_audit(tracer: Tracer, report: AuditReport, policy: ContentPolicy,
         record(report, span, tracer, policy, check_spans=check_spans, span_events=span_events,
                meter_provider=meter_provider, logger_provider=logger_provider)
     finally:
-        span.end(end_time=None if start is None else start + int(report.duration_seconds * 1e9))
+        span.end(end_time=None if start is None else start + _seconds_ns(report.duration_seconds))
     return span
