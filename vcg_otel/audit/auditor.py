@@ -1,8 +1,8 @@
 """The two-stage pipeline: gate every citation, judge only the quotes that exist.
 
 Stage 1 runs inline (microseconds, no I/O). Stage 2 runs concurrently with a bound, behind a
-verdict cache and an in-flight de-duplication (the same claim against the same passage is one
-model call), within a per-audit budget, optionally on a sample. A fabricated or misattributed
+verdict cache and an in-flight de-duplication (the same request — claim, quote, passage,
+prompt, model: :func:`~vcg_otel.audit.cache.verdict_key` — is one model call), within a per-audit budget, optionally on a sample. A fabricated or misattributed
 quote never reaches the judge. Every judge failure is a fail-closed ``unjudged`` outcome with
 its reason; nothing here raises because of the judge (whatever it raises or returns), while a
 Ctrl-C or a cancellation of the caller still propagates.
@@ -36,7 +36,7 @@ from ..gate import GateMatch, NotFoundReason, quote_gate, span_gate
 from ..gate.api import Documents, as_corpus
 from ..gate.corpus import Corpus
 from ..gate.search import DEFAULT_SEARCH_STEPS, SearchBudget
-from ..judge.evidence_prompt import EVIDENCE_PROMPT_VERSION, prepare_evidence
+from ..judge.evidence_prompt import prepare_evidence
 from ..judge.prompt import PROMPT_VERSION
 from ..judge.runner import (
     JudgeCall,
@@ -48,7 +48,7 @@ from ..judge.runner import (
     source_window,
 )
 from ..judge.verdict import FailReason, Verdict, VerdictLabel
-from .cache import CacheKey, VerdictCache
+from .cache import CacheKey, VerdictCache, verdict_key
 from .config import AuditConfig
 from .limit import Slots
 from .models import AuditReport, AuditResult, Citation, Outcome
@@ -91,7 +91,6 @@ class _Pending:
 
     index: int
     call: JudgeCall | Verdict  # a prepared request, or a fail-closed verdict (oversized input)
-    key: CacheKey
 
 
 @dataclass(slots=True)
@@ -273,8 +272,7 @@ class Auditor:
                 if self._sampled(c.claim, source):
                     call = prepare(c.claim, c.quote if c.quote is not None else gate.text or "",
                                    source, self.window)
-                    key = (self.judge_model or "", PROMPT_VERSION, c.claim, source)
-                    pending.append(_Pending(index, call, key))
+                    pending.append(_Pending(index, call))
                 else:
                     skipped = "not_sampled"
             results.append(AuditResult(index, c, gate, None, outcome, skipped,
@@ -286,8 +284,8 @@ class Auditor:
                    pending: list[_Pending]) -> tuple[Outcome, str | None]:
         """A citation without a quote: an unknown source is fabricated (never judged); with a
         judge, a claim sharing no content word with its source is ``unrelated`` (nothing to
-        judge, 0 tokens), else the judge reads the located passages (its own prompt version,
-        in the cache key)."""
+        judge, 0 tokens), else the judge reads the located passages (under its own prompt
+        version: see :func:`~vcg_otel.audit.cache.verdict_key`)."""
         if located.unknown or located.evidence is None:
             return Outcome.UNKNOWN_SOURCE, "gate_rejected"
         if self.judge is None:
@@ -298,8 +296,7 @@ class Auditor:
         source = call.source if isinstance(call, JudgeCall) else ""
         if not self._sampled(c.claim, source):
             return Outcome.UNVERIFIABLE, "not_sampled"
-        key = (self.judge_model or "", EVIDENCE_PROMPT_VERSION, c.claim, source)
-        pending.append(_Pending(index, call, key))
+        pending.append(_Pending(index, call))
         return Outcome.UNVERIFIABLE, None
 
     def _sampled(self, claim: str, source: str) -> bool:
@@ -333,14 +330,15 @@ class Auditor:
         async def one(p: _Pending) -> _Judged:
             if isinstance(p.call, Verdict):
                 return _Judged(p.call)
+            key = verdict_key(self.judge_model or "", p.call)
             if self.cache is not None:
-                hit = self.cache.get(p.key)
+                hit = self.cache.get(key)
                 if hit is not None:
                     return _Judged(hit, cached=True)
-            if p.key in inflight:
-                return _Judged(await asyncio.shield(inflight[p.key]), cached=True)
+            if key in inflight:
+                return _Judged(await asyncio.shield(inflight[key]), cached=True)
             future: asyncio.Future[Verdict] = loop.create_future()
-            inflight[p.key] = future
+            inflight[key] = future
             try:
                 if depth >= MAX_REENTRY:
                     judged = _Judged(Verdict.failed(FailReason.REENTRANCY_LIMIT,
@@ -349,13 +347,13 @@ class Auditor:
                 else:
                     judged = await self._slotted(limit, p.call, budget, prefer_async, held, pool)
                 if self.cache is not None:
-                    self.cache.put(p.key, judged.verdict)
+                    self.cache.put(key, judged.verdict)
                 future.set_result(judged.verdict)
                 return judged
             finally:
                 if not future.done():
                     future.set_result(Verdict.failed(FailReason.RAISED, "cancelled"))
-                inflight.pop(p.key, None)
+                inflight.pop(key, None)
 
         try:
             judged = await asyncio.gather(*(one(p) for p in pending))

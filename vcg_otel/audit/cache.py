@@ -1,14 +1,28 @@
-"""Verdict cache: the same claim against the same passage is never paid for twice."""
+"""Verdict cache: the same request to the same judge is never paid for twice.
+
+A verdict is reused (from this cache, or from a call of the same audit still in flight) only
+for a request that showed the judge exactly the same thing: the key is the judge's model,
+the prompt version (which names the prompts' wording) and every text the prompt shows —
+the claim, the quote and the source window (for a quote-less citation, the located passages
+with their places). Two quotes that share a claim and a window (two inline quotes of one
+sentence over a short document) are two keys.
+"""
 
 from __future__ import annotations
 
 from .._lru import BoundedLRU
+from ..judge.runner import JudgeCall
 from ..judge.verdict import Verdict
 
-__all__ = ["CacheKey", "VerdictCache"]
+__all__ = ["CacheKey", "VerdictCache", "verdict_key"]
 
-# (judge model, prompt version, claim, source window)
-CacheKey = tuple[str, str, str, str]
+#: (judge model, prompt version, claim, quote, source window or located passages)
+CacheKey = tuple[str, str, str, str, str]
+
+
+def verdict_key(model: str, call: JudgeCall) -> CacheKey:
+    """The key of ``call``'s verdict from judge ``model``: everything the judge is shown."""
+    return (model, call.prompt_version, call.claim, call.quote, call.source)
 
 
 class VerdictCache:

@@ -110,7 +110,8 @@ def prepare_evidence(claim: str, evidence: Evidence,
                                   f"passage of {len(p.text)} characters")
     texts = [p.text for p in chosen]
     key = "\x00".join(f"{p.document_id}:{p.start}-{p.end}\x00{p.text}" for p in chosen)
-    return JudgeCall(EVIDENCE_SYSTEM_PROMPT, build_evidence_prompt(claim, texts), claim, key)
+    return JudgeCall(EVIDENCE_SYSTEM_PROMPT, build_evidence_prompt(claim, texts), claim, key,
+                     "", EVIDENCE_PROMPT_VERSION)
 
 
 def judge_evidence(claim: str, evidence: Evidence, llm_call: LLMCall, *,

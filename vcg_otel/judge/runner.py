@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from .._aio import run_sync
 from .._executor import DaemonExecutor
 from .parse import parse_verdict
-from .prompt import SYSTEM_PROMPT, build_user_prompt
+from .prompt import PROMPT_VERSION, SYSTEM_PROMPT, build_user_prompt
 from .verdict import FailReason, JudgeResponse, Usage, Verdict
 
 if TYPE_CHECKING:
@@ -81,12 +81,22 @@ def source_window(text: str, start: int, end: int, context_chars: int) -> str:
 
 @dataclass(frozen=True, slots=True)
 class JudgeCall:
-    """One prepared judge request (prompts plus the key the verdict cache uses)."""
+    """One prepared judge request: the prompts, and what they were built from.
+
+    ``claim``, ``quote`` and ``source`` are everything the user prompt shows besides its fixed
+    wording (``quote`` is empty for a quote-less citation, whose located passages, with their
+    places, are its ``source``), and ``prompt_version`` names that wording and the system
+    prompt: together with the judge's model they are the verdict's key
+    (:func:`vcg_otel.audit.cache.verdict_key`), so no verdict is ever served for a request
+    that showed the judge anything else.
+    """
 
     system: str
     user: str
     claim: str
     source: str
+    quote: str = ""
+    prompt_version: str = PROMPT_VERSION
 
 
 def _is_coroutine_callable(llm_call: object) -> bool:
@@ -316,7 +326,8 @@ def prepare(claim: str, quote: str, source: str, window: WindowConfig) -> JudgeC
     ):
         if len(text) > bound:
             return Verdict.failed(FailReason.OVERSIZED_INPUT, f"{name} of {len(text)} characters")
-    return JudgeCall(SYSTEM_PROMPT, build_user_prompt(claim, quote, source), claim, source)
+    return JudgeCall(SYSTEM_PROMPT, build_user_prompt(claim, quote, source), claim, source,
+                     quote, PROMPT_VERSION)
 
 
 def judge_support(
