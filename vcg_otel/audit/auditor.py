@@ -2,8 +2,9 @@
 
 Stage 1 runs inline (microseconds, no I/O). Stage 2 runs concurrently with a bound, behind a
 verdict cache and an in-flight de-duplication (the same request — claim, quote, passage,
-prompt, model: :func:`~vcg_otel.audit.cache.verdict_key` — is one model call), within a per-audit budget, optionally on a sample. A fabricated or misattributed
-quote never reaches the judge. Every judge failure is a fail-closed ``unjudged`` outcome with
+prompt, model: :func:`~vcg_otel.audit.cache.verdict_key` — is one model call), within a
+per-audit budget, optionally on a sample. A fabricated or misattributed quote never reaches
+the judge. Every judge failure is a fail-closed ``unjudged`` outcome with
 its reason; nothing here raises because of the judge (whatever it raises or returns), while a
 Ctrl-C or a cancellation of the caller still propagates.
 
@@ -27,7 +28,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from .._aio import run_sync
+from .._aio import judge_loop, run_on
 from .._executor import DaemonExecutor
 from .._settings import from_settings
 from ..documents import DocumentSet
@@ -190,12 +191,18 @@ class Auditor:
 
     def audit(self, citations: Iterable[Citation | Mapping[str, Any]],
               documents: Documents) -> AuditReport:
-        """Audit citations synchronously (judge calls still run concurrently)."""
+        """Audit citations synchronously (judge calls still run concurrently).
+
+        The judging runs on vcg_otel's judge loop (:data:`vcg_otel._aio.judge_loop`), a
+        daemon thread: one event loop for every sync audit of the process. A sync judge
+        with an async ``acall`` too (``LiteLLMJudge``) is called through its sync
+        ``__call__`` here, on a worker thread, as sync code expects.
+        """
         started = time.perf_counter()
         results, pending, skipped = self._gate_all(citations, documents)
         judged: dict[int, _Judged] = {}
         if pending:
-            judged = run_sync(self._judge_all(pending, prefer_async=False))
+            judged = run_on(judge_loop, self._judge_all(pending, prefer_async=False))
         return self._report(results, judged, started, skipped)
 
     async def aaudit(self, citations: Iterable[Citation | Mapping[str, Any]],

@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from .._aio import run_sync
+from .._aio import Abandonable, judge_loop, run_on, run_sync
 from .._executor import DaemonExecutor
 from .parse import parse_verdict
 from .prompt import PROMPT_VERSION, SYSTEM_PROMPT, build_user_prompt
@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     import asyncio
 
 __all__ = [
+    "ABANDON_GRACE",
     "JudgeCall",
     "LLMCall",
     "WindowConfig",
@@ -99,34 +100,74 @@ class JudgeCall:
     prompt_version: str = PROMPT_VERSION
 
 
-def _is_coroutine_callable(llm_call: object) -> bool:
-    return inspect.iscoroutinefunction(llm_call) or inspect.iscoroutinefunction(
-        getattr(llm_call, "__call__", None)  # noqa: B004 - an async __call__ on an object
-    )
+def _read(obj: object, name: str) -> tuple[Any, str | None]:
+    """``getattr(obj, name, None)``, and what reading it raised, as a fail-closed detail."""
+    try:
+        return getattr(obj, name, None), None
+    except BaseException as exc:  # the judge's failure, whatever its kind (see below)
+        return None, f"{type(exc).__name__} reading {name!r}"
+
+
+def _async_target(llm_call: object, prefer_async: bool) -> tuple[Any, str | None]:
+    """The coroutine function to call (``acall`` when preferred, or the judge itself when it
+    is one; ``None`` for a sync judge), and what reading the judge raised, if it did."""
+    if prefer_async:
+        acall, problem = _read(llm_call, "acall")
+        if problem is not None:
+            return None, problem
+        if acall is not None and inspect.iscoroutinefunction(acall):
+            return acall, None
+    call, problem = _read(llm_call, "__call__")
+    if problem is not None:
+        return None, problem
+    if inspect.iscoroutinefunction(llm_call) or (
+            call is not None and inspect.iscoroutinefunction(call)):
+        return llm_call, None
+    return None, None
+
+
+def _target(llm_call: object, prefer_async: bool) -> tuple[Any, str | None]:
+    """:func:`_async_target`, total: ``inspect.iscoroutinefunction`` reads attributes too
+    (what it raises there is a detail as well)."""
+    try:
+        return _async_target(llm_call, prefer_async)
+    except BaseException as exc:  # the judge's failure, whatever its kind (see below)
+        return None, f"{type(exc).__name__} reading the judge"
 
 
 def is_async_judge(llm_call: object) -> bool:
-    """Whether the callable is a coroutine function (or has an ``acall`` coroutine method)."""
-    return inspect.iscoroutinefunction(getattr(llm_call, "acall", None)) or (
-        _is_coroutine_callable(llm_call)
-    )
+    """Whether the callable is a coroutine function (or has an ``acall`` coroutine method).
+
+    ``False`` when reading its attributes raises (its calls then fail closed).
+    """
+    return _target(llm_call, True)[0] is not None
+
+
+def _judge_name(llm_call: object) -> tuple[str, str | None]:
+    """The judge's name (see :func:`judge_model_name`), and what reading it raised, if it did.
+
+    A judge whose attributes raise when read (a property, a ``__getattr__`` raising even
+    ``KeyboardInterrupt`` or ``SystemExit``) still gets a name, from its type; its calls fail
+    closed (``raised``) with that detail: reading the judge is part of calling it.
+    """
+    model, problem = _read(llm_call, "model")
+    if issubclass(type(model), str) and model:
+        return str.__str__(model), problem
+    name, trouble = _read(llm_call, "__qualname__")
+    if not issubclass(type(name), str) or not name:
+        name = type(llm_call).__qualname__
+    module, more = _read(llm_call, "__module__")
+    if not issubclass(type(module), str):
+        module = "?"
+    return f"callable:{module}.{name}", problem or trouble or more
 
 
 def judge_model_name(llm_call: object) -> str:
-    """A stable name for the judge: its ``model`` attribute, else the callable's name."""
-    try:
-        model = getattr(llm_call, "model", None)
-    except Exception:  # a property that raises: the judge still gets a name
-        model = None
-    if isinstance(model, str) and model:
-        return str.__str__(model)
-    try:
-        name = getattr(llm_call, "__qualname__", None)
-    except Exception:
-        name = None
-    if not isinstance(name, str) or not name:
-        name = type(llm_call).__qualname__
-    return f"callable:{getattr(llm_call, '__module__', '?')}.{name}"
+    """A stable name for the judge: its ``model`` attribute, else the callable's name.
+
+    Never raises, whatever reading the judge's attributes raises.
+    """
+    return _judge_name(llm_call)[0]
 
 
 def _plain_usage(usage: object) -> Usage:
@@ -161,29 +202,32 @@ def _raised(exc: BaseException, model: str) -> Verdict:
     return Verdict.failed(FailReason.RAISED, type(exc).__name__, model=model)
 
 
-# The judge's guard. Everything that touches what the judge supplies (calling it, awaiting it,
-# reading its JudgeResponse) runs inside one of the two functions below, which turn whatever
+# The judge's guard. Everything that touches what the judge supplies (reading its attributes,
+# calling it, awaiting it, reading its JudgeResponse) runs inside a guard that turns whatever
 # the judge raises into a fail-closed verdict: KeyboardInterrupt, SystemExit, GeneratorExit
 # included, because raised *by the judge* they are the judge's failure. The same exceptions
 # delivered to the *caller* (a Ctrl-C while it waits, a cancelled task) arise outside the
 # guard and propagate as Python users expect: sync judges run on a worker thread (signals go
-# to the main thread), and an async judge runs in a task of its own (see _outcome).
+# to the main thread), and an async judge runs in a task of its own (see _outcome), on the
+# caller's loop (where its clients live) or, called from sync code, on vcg_otel's judge loop.
 
 
-async def _guarded(start: Callable[[], Any], model: str) -> Verdict:
+async def _guarded(start: Callable[[], Any], model: str, guard: Abandonable) -> Verdict:
     """Await an async judge's answer and read it; what the judge raises fails closed.
 
     ``CancelledError`` propagates: it ends this task as cancelled, and :func:`_outcome` knows
-    whether it cancelled the task itself or the judge raised it.
+    whether it cancelled the task itself or the judge raised it. The judge's coroutines are
+    awaited through ``guard``, so that a call given up on can be ended (:func:`_abandon`).
     """
     import asyncio
 
     try:
         output = start()
-        if inspect.isawaitable(output):
-            output = await output
-        if inspect.isawaitable(output):  # an awaitable that returns one: await it once more
-            output = await output
+        for _ in range(2):  # an awaitable that returns one: await it once more
+            if inspect.iscoroutine(output):
+                output = await guard.wait(output)
+            elif inspect.isawaitable(output):
+                output = await output
         return _finish(output, model)
     except asyncio.CancelledError:
         raise
@@ -191,9 +235,27 @@ async def _guarded(start: Callable[[], Any], model: str) -> Verdict:
         return _raised(exc, model)
 
 
+#: Seconds a cancelled async judge (a timeout, or its caller cancelled) gets to end; one still
+#: running then ignores cancellation, and is closed (see :func:`_abandon`).
+ABANDON_GRACE = 1.0
+
+
+def _abandon(task: asyncio.Task[Verdict], guard: Abandonable) -> None:
+    """Give up on a judge task already cancelled: if it is still running after
+    :data:`ABANDON_GRACE` (a judge that swallows ``CancelledError`` and awaits again), its
+    coroutine is closed and the task ends cancelled (:class:`~vcg_otel._aio.Abandonable`).
+    ``asyncio.run`` cancels *and waits for* every task of its loop at shutdown: a task that
+    never ended would hang the host's ``asyncio.run()`` for ever."""
+    def close() -> None:
+        if not task.done():
+            guard.abandon(task)
+
+    task.get_loop().call_later(ABANDON_GRACE, close)
+
+
 async def _outcome(pending: asyncio.Future[Verdict], timeout: float | None,
                    model: str) -> Verdict:
-    """Wait for a judge's verdict (its own task or thread) at most ``timeout`` seconds.
+    """Wait for a judge's verdict (on the judge loop or a thread) at most ``timeout`` seconds.
 
     ``asyncio.wait`` never raises what ``pending`` raised: a ``CancelledError`` here is the
     caller's (it cancels ``pending`` and propagates), while ``pending`` ending cancelled without
@@ -239,32 +301,38 @@ async def ajudge_call(
     executor: concurrent.futures.Executor | None = None,
     prefer_async: bool = True,
 ) -> Verdict:
-    """Run one judge request from async code; a sync judge runs in ``executor``.
+    """Run one judge request from async code: an async judge in a task of the running loop, a
+    sync one in ``executor``.
 
     A judge with both a sync ``__call__`` and an async ``acall`` (like ``LiteLLMJudge``) is
-    called through ``acall`` unless ``prefer_async`` is false — sync audits run each on a
-    short-lived event loop, where a client bound to another loop must not be used. Without an
-    ``executor`` a sync judge gets a private thread. A sync call that times out (or whose
-    caller is cancelled) is abandoned (see :class:`~vcg_otel._executor.DaemonExecutor`), so
-    hung calls cannot jam the pool. Never raises, except the caller's own cancellation.
+    called through ``acall`` unless ``prefer_async`` is false. Without an ``executor`` a sync
+    judge gets a private thread. A call that times out (or whose caller is cancelled) is
+    given up on at once: a sync call's thread is let go (see
+    :class:`~vcg_otel._executor.DaemonExecutor`), so hung calls cannot jam the pool, and an
+    async call is cancelled, then closed if it ignores that (:func:`_abandon`), so it cannot
+    keep the loop's shutdown waiting. Never raises, except the caller's own cancellation.
     """
     import asyncio  # lazily: see vcg_otel._aio
 
-    model = judge_model_name(llm_call)
+    model, broken = _judge_name(llm_call)
+    if broken is not None:
+        return Verdict.failed(FailReason.RAISED, broken, model=model)
     system, user = call.system, call.user
     private: DaemonExecutor | None = None
     future: concurrent.futures.Future[Verdict] | None = None
     try:
-        try:
-            acall: Any = getattr(llm_call, "acall", None)
-            target: Any = acall if prefer_async and inspect.iscoroutinefunction(acall) else (
-                llm_call if _is_coroutine_callable(llm_call) else None)
-        except Exception as exc:
-            return _raised(exc, model)
+        target, broken = _target(llm_call, prefer_async)
+        if broken is not None:  # reading the judge is part of calling it
+            return Verdict.failed(FailReason.RAISED, broken, model=model)
         if target is not None:
+            guard = Abandonable()
             task = asyncio.get_running_loop().create_task(
-                _guarded(lambda: target(system, user), model))
-            return await _outcome(task, timeout, model)
+                _guarded(lambda: target(system, user), model, guard))
+            try:
+                return await _outcome(task, timeout, model)
+            finally:
+                if not task.done():  # cancelled by _outcome, and not ended yet
+                    _abandon(task, guard)
         if executor is None:
             executor = private = DaemonExecutor(1, "vcg-judge")
         # The judge's thread sees this context (vcg_otel.audit's re-entrancy marker).
@@ -287,14 +355,22 @@ def judge_call(
     timeout: float | None,
     executor: concurrent.futures.Executor | None = None,
 ) -> Verdict:
-    """Run one judge request from sync code, on a worker thread (``executor`` or a private one).
+    """Run one judge request from sync code: a sync judge on a worker thread (``executor`` or
+    a private one), an async one on the judge loop (:data:`vcg_otel._aio.judge_loop`).
 
     The judge never runs on the caller's thread, so what the judge raises (even
     ``KeyboardInterrupt``) is its failure, and a Ctrl-C of the caller while it waits still
     propagates. A call that times out is abandoned, never waited for. Never raises, except
     the caller's own interruption.
     """
-    model = judge_model_name(llm_call)
+    model, broken = _judge_name(llm_call)
+    if broken is not None:
+        return Verdict.failed(FailReason.RAISED, broken, model=model)
+    target, broken = _target(llm_call, False)
+    if broken is not None:  # reading the judge is part of calling it
+        return Verdict.failed(FailReason.RAISED, broken, model=model)
+    if target is not None:  # bounded by ajudge_call itself
+        return run_on(judge_loop, ajudge_call(llm_call, call, timeout=timeout))
     pool = executor if executor is not None else DaemonExecutor(1, "vcg-judge")
     try:
         future = pool.submit(contextvars.copy_context().run, _call_sync, llm_call,
