@@ -18,8 +18,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from support.hostile_http import Behaviour, HostileServer
 from opentelemetry.sdk.trace import TracerProvider
+from support.hostile_http import Behaviour, HostileServer
 
 from vcg_otel import audited_citations
 from vcg_otel.phoenix import PhoenixAnnotationProcessor
