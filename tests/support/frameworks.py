@@ -86,10 +86,16 @@ def phoenix_provider(phoenix: PhoenixServer, name: str) -> Iterator[Any]:
 
 
 def read_trace(phoenix: PhoenixServer, name: str, expected_checks: int) -> list[dict[str, Any]]:
-    """The project's spans, once the audit and its ``expected_checks`` check spans arrived."""
+    """The project's spans, once the audit, its ``expected_checks`` check spans and the audit's
+    parent arrived (Phoenix makes spans readable one by one, tens of milliseconds after the
+    flush: on a loaded machine the framework span around the audit can come last)."""
     def complete(spans: list[dict[str, Any]]) -> bool:
         names = [s["name"] for s in spans]
-        return "citation_audit" in names and names.count("citation.check") >= expected_checks
+        audit = next((s for s in spans if s["name"] == "citation_audit"), None)
+        if audit is None or names.count("citation.check") < expected_checks:
+            return False
+        ids = {s["context"]["span_id"] for s in spans}
+        return audit.get("parent_id") is None or audit["parent_id"] in ids
 
     return poll(lambda: phoenix.spans(name), complete)
 
