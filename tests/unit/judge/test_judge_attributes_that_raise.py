@@ -11,9 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from opentelemetry.sdk.trace import TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from support.telemetry import Telemetry
 
 from vcg_otel import audited_citations
 from vcg_otel.audit import Auditor, Citation, Outcome
@@ -48,27 +46,24 @@ CASES = [
 ]
 
 
-def audited(judge: Any, kind: str) -> tuple[Callable[[], Any], InMemorySpanExporter,
-                                             list[str]]:
-    exporter = InMemorySpanExporter()
-    provider = TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
+def audited(judge: Any, kind: str) -> tuple[Callable[[], Any], Telemetry, list[str]]:
+    telemetry = Telemetry()
     ran: list[str] = []
-    decorate = audited_citations(judge=judge, tracer_provider=provider)
+    decorate = audited_citations(judge=judge, **telemetry.providers)
     if kind == "sync":
         @decorate
         def answer(question: str, documents: dict[str, str]) -> str:
             ran.append(question)
             return ANSWER
 
-        return lambda: answer("q", DOCS), exporter, ran
+        return lambda: answer("q", DOCS), telemetry, ran
 
     @decorate
     async def aanswer(question: str, documents: dict[str, str]) -> str:
         ran.append(question)
         return ANSWER
 
-    return lambda: asyncio.run(aanswer("q", DOCS)), exporter, ran
+    return lambda: asyncio.run(aanswer("q", DOCS)), telemetry, ran
 
 
 def call_as_the_host(call: Callable[[], Any]) -> Any:
@@ -82,9 +77,9 @@ def call_as_the_host(call: Callable[[], Any]) -> Any:
 @pytest.mark.parametrize(("names", "error", "read"), CASES)
 def test_the_handler_runs_and_the_judge_fails_closed(
         names: set[str] | None, error: type[BaseException], read: str, kind: str) -> None:
-    call, exporter, ran = audited(trapped(names, error), kind)
+    call, telemetry, ran = audited(trapped(names, error), kind)
     assert call_as_the_host(call) == ANSWER and ran == ["q"]
-    check = next(s for s in exporter.get_finished_spans() if s.name == semconv.SPAN_CHECK)
+    check = telemetry.spans(semconv.SPAN_CHECK)[0]
     attrs = dict(check.attributes or {})
     assert attrs[semconv.VERDICT] == "unjudged"
     assert attrs[semconv.JUDGE_FAIL_REASON] == "raised"
@@ -104,9 +99,9 @@ def test_the_reason_names_what_was_read(names: set[str] | None, error: type[Base
 
 
 def test_an_acall_that_raises_when_read_fails_the_async_audit_closed() -> None:
-    call, exporter, ran = audited(trapped({"acall"}, KeyboardInterrupt), "async")
+    call, telemetry, ran = audited(trapped({"acall"}, KeyboardInterrupt), "async")
     assert call_as_the_host(call) == ANSWER and ran == ["q"]
-    check = next(s for s in exporter.get_finished_spans() if s.name == semconv.SPAN_CHECK)
+    check = telemetry.spans(semconv.SPAN_CHECK)[0]
     assert (check.attributes or {})[semconv.JUDGE_FAIL_REASON] == "raised"
     report = call_as_the_host(lambda: asyncio.run(Auditor(trapped({"acall"}, SystemExit)).aaudit(
         [Citation("It helps.", "paper", "improves accuracy by 4.2%")], DOCS)))

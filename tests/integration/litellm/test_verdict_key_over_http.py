@@ -11,10 +11,8 @@ import json
 from typing import Any
 
 import pytest
-from fake_openai import FakeOpenAI, Reply
-from opentelemetry.sdk.trace import TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from support.fake_openai import FakeOpenAI, Reply
+from support.telemetry import Telemetry
 
 from vcg_otel import audited_citations
 from vcg_otel.otel import semconv
@@ -38,8 +36,8 @@ def by_the_quote(body: dict[str, Any]) -> Reply:
                  120, 20)
 
 
-def check_spans(exporter: InMemorySpanExporter) -> list[tuple[str, str, bool]]:
-    spans = sorted((s for s in exporter.get_finished_spans() if s.name == semconv.SPAN_CHECK),
+def check_spans(telemetry: Telemetry) -> list[tuple[str, str, bool]]:
+    spans = sorted(telemetry.spans(semconv.SPAN_CHECK),
                    key=lambda s: s.attributes[semconv.CITATION_INDEX])  # type: ignore[index]
     return [(str(s.attributes[semconv.CITATION_QUOTE]),  # type: ignore[index]
              str(s.attributes[semconv.JUDGE_VERDICT]),  # type: ignore[index]
@@ -51,12 +49,10 @@ def check_spans(exporter: InMemorySpanExporter) -> list[tuple[str, str, bool]]:
 def test_each_quote_gets_the_verdict_of_its_own_quote_through_the_decorator(
         openai_server: FakeOpenAI, cache: bool, kind: str) -> None:
     openai_server.responder = by_the_quote
-    exporter = InMemorySpanExporter()
-    provider = TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    telemetry = Telemetry()
     judge = LiteLLMJudge("openai/test-judge", api_base=openai_server.base_url,
                          api_key="sk-test", timeout=10.0, max_retries=0)
-    decorate = audited_citations(judge=judge, cache=cache, tracer_provider=provider)
+    decorate = audited_citations(judge=judge, cache=cache, **telemetry.providers)
 
     if kind == "sync":
         @decorate
@@ -70,6 +66,6 @@ def test_each_quote_gets_the_verdict_of_its_own_quote_through_the_decorator(
             return ANSWER
 
         assert asyncio.run(aanswer("Is it better?", DOCS)) == ANSWER
-    assert check_spans(exporter) == [("improves accuracy by 4.2%", "supports", False),
+    assert check_spans(telemetry) == [("improves accuracy by 4.2%", "supports", False),
                                      ("gains shrink on long documents", "contradicts", False)]
     assert len(openai_server.requests) == 2

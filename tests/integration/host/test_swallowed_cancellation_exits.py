@@ -15,8 +15,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parents[2]
+from support.paths import ROOT
 
 SCRIPT = textwrap.dedent('''
     import asyncio, json, sys
