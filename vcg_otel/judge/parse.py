@@ -13,7 +13,23 @@ ways can be made to say ``supports`` by whoever wrote the text the model echoes:
 * a key given twice, also up to case and invisible characters (``duplicate_key``);
 * a verdict inside the answer or the answer inside another object, including a JSON verdict
   quoted in a string (``nested_answer``);
-* prose that states another verdict or negates the JSON's (``prose_verdict``).
+* prose that states another verdict or negates the JSON's (``prose_verdict``); for a
+  ``supports`` answer this holds for its ``reasoning`` too (see below).
+
+The verdict field is the verdict, but a ``supports`` whose own reasoning speaks against it
+("does not support", "contradicts", "refutes", "partially", "unrelated") is two answers in
+one, and fails closed (``prose_verdict``): the reasoning is read with the rule that reads
+the prose around the object. Only ``supports`` is checked so: it is the one verdict that
+counts a citation as consistent, and the one an injected text wants; the reasoning of a
+less favourable verdict honestly says what the source does not do ("supports only the first
+half"), and reading it would only turn a fair verdict into ``unjudged``. The rule is lexical:
+"nothing contradicts it" states ``contradicts`` to it (only ``not``, ``no``, ``never``,
+``without``, ``fails``, ``lacks``, ``n't`` and their kin negate), and fails closed.
+
+``confidence`` must be a JSON number from 0 to 1; any other number, an integer of any size
+included (compared exactly, never converted), is out of range: ``wrong_type``, detail
+``confidence out of range``. It is not clamped: a judge that answers outside the scale it
+was given is not following its instructions.
 
 Objects are never searched for inside an object that failed to parse: a verdict is read from
 the one top-level object or from nothing. The parser is total: any input gives a
@@ -49,7 +65,8 @@ _QUOTED_KEY = re.compile(r"""["'\u201c\u201d]\s*verdict\s*["'\u201c\u201d]\s*:""
 # Verdict words in prose, and the negations that reverse them (on case-folded text).
 _WORDS = (r"(?:(?P<unsupported>unsupported)|(?P<supports>support(?:s|ed|ing|ive)?)"
           r"|(?P<partial>partial(?:ly)?)|(?P<unrelated>unrelated)"
-          r"|(?P<contradicts>contradict(?:s|ed|ing|ion|ions|ory)?))")
+          r"|(?P<contradicts>contradict(?:s|ed|ing|ion|ions|ory)?|refut(?:e|es|ed|ing|ation)"
+          r"|disprov(?:e|es|ed|ing)))")
 _PROSE_WORDS = re.compile(rf"\b{_WORDS}\b")
 # With invisible characters dropped, a word may run into its neighbours: "con<ZWSP>tradicts<ZWSP>
 # the" reads "contradicts the" to a person and "contradictsthe" to a word boundary.
@@ -196,7 +213,7 @@ def _nested_answer(answer: dict[str, Any]) -> str | None:
     return None
 
 
-def _prose_conflict(prose: str, label: str) -> str | None:
+def _prose_conflict(prose: str, label: str, where: str = "prose") -> str | None:
     """A verdict stated in the prose that differs from ``label`` (or negates it), if any.
 
     Read twice, with invisible characters dropped and as spaces, so that neither hides a word.
@@ -206,13 +223,13 @@ def _prose_conflict(prose: str, label: str) -> str | None:
     if dropped != readings[0][0]:  # invisible characters: also read without word boundaries
         readings += [(dropped, _PROSE_WORDS), (dropped, _HIDDEN_WORDS)]
     for folded, words in readings:
-        conflict = _stated(folded, label, words)
+        conflict = _stated(folded, label, words, where)
         if conflict is not None:
             return conflict
     return None
 
 
-def _stated(folded: str, label: str, words: re.Pattern[str]) -> str | None:
+def _stated(folded: str, label: str, words: re.Pattern[str], where: str) -> str | None:
     for match in words.finditer(folded):
         word = match.lastgroup or ""
         said, negated = ("supports", True) if word == "unsupported" else (word, False)
@@ -222,7 +239,7 @@ def _stated(folded: str, label: str, words: re.Pattern[str]) -> str | None:
         negated = negated or _NEGATION.search(window) is not None
         if (said == label) is negated:
             stated = f"not {said}" if negated else said
-            return f"the prose says {stated!r}, the JSON {label!r}"
+            return f"the {where} says {stated!r}, the verdict {label!r}"
     return None
 
 
@@ -259,6 +276,8 @@ def _read(text: str) -> Verdict:
         return verdict
     start, end, _ = regions[0]
     conflict = _prose_conflict(text[:start] + "\n" + text[end:], verdict.verdict.value)
+    if conflict is None and verdict.verdict is VerdictLabel.SUPPORTS:  # see the docstring
+        conflict = _prose_conflict(verdict.reasoning, "supports", "reasoning")
     if conflict is not None:
         return Verdict.failed(FailReason.PROSE_VERDICT, conflict, raw_output=text)
     return verdict
@@ -303,10 +322,13 @@ def _one(answer: Any, output: str) -> Verdict:
     label, confidence, reasoning = answer["verdict"], answer["confidence"], answer["reasoning"]
     if not isinstance(label, str):
         return Verdict.failed(FailReason.WRONG_TYPE, "verdict", raw_output=output)
-    if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or not (
-        math.isfinite(confidence) and 0.0 <= confidence <= 1.0
-    ):
+    if isinstance(confidence, bool) or not isinstance(confidence, (int, float)):
         return Verdict.failed(FailReason.WRONG_TYPE, "confidence", raw_output=output)
+    # An int is compared as an int: converting 10**400 to a float raises OverflowError.
+    if not (0 <= confidence <= 1 if isinstance(confidence, int)
+            else math.isfinite(confidence) and 0.0 <= confidence <= 1.0):
+        return Verdict.failed(FailReason.WRONG_TYPE, "confidence out of range",
+                              raw_output=output)
     if not isinstance(reasoning, str):
         return Verdict.failed(FailReason.WRONG_TYPE, "reasoning", raw_output=output)
     verdict = _LABELS.get(label.strip().lower())

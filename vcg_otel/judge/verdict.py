@@ -46,7 +46,7 @@ class FailReason(StrEnum):
     TRUNCATED = "truncated"  # an object opened and never closed
     DUPLICATE_KEY = "duplicate_key"  # a key twice (also up to case and invisible characters)
     NESTED_ANSWER = "nested_answer"  # a verdict inside the answer, or the answer inside another
-    PROSE_VERDICT = "prose_verdict"  # the text around the JSON states a different verdict
+    PROSE_VERDICT = "prose_verdict"  # the prose (or a supports answer's reasoning) disagrees
     TOO_DEEP = "too_deep"  # nested deeper than the parser reads
     INVALID_RESPONSE = "invalid_response"  # a JudgeResponse whose usage or model is not valid
     PARSER_ERROR = "parser_error"  # the parser itself failed (a bug: it is still fail-closed)
