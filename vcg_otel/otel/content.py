@@ -6,6 +6,11 @@ hides everything); OpenInference's ``OPENINFERENCE_HIDE_INPUTS`` (claim, quote, 
 ``OPENINFERENCE_HIDE_OUTPUTS`` (model answer, reasoning). Hidden text is dropped, and only its
 length is recorded; ids, offsets, verdicts and numbers always stay.
 
+A cited document id is the answer's own text until it names a retrieved document: with
+inputs hidden, only an id that resolved to one is exported (:func:`exported_document_id`);
+anything else the answer wrote where an id goes (the first word of a Markdown footnote
+definition, ``[^1]: Patient Jane ...``) is content, and hidden.
+
 Exceptions are content too: a message can quote a prompt, a document or an answer. With any
 content hidden, :func:`record_exception` records an exception's type and its frames (file,
 line, function, source line) but neither its message nor those of the exceptions it chains.
@@ -18,12 +23,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .._settings import env_flag
+from ..documents import ResolvedMatch
 from . import semconv
 
 if TYPE_CHECKING:
     from opentelemetry.trace import Span
 
-__all__ = ["ContentPolicy", "record_exception"]
+    from ..audit.models import AuditResult
+
+__all__ = ["ContentPolicy", "exported_document_id", "record_exception"]
 
 @dataclass(frozen=True, slots=True)
 class ContentPolicy:
@@ -43,6 +51,24 @@ class ContentPolicy:
             inputs=env_flag(semconv.ENV_HIDE_INPUTS) is not True,
             outputs=env_flag(semconv.ENV_HIDE_OUTPUTS) is not True,
         )
+
+
+def exported_document_id(r: AuditResult, policy: ContentPolicy) -> str | None:
+    """The cited document id as telemetry may carry it (``citation.document.id``).
+
+    With inputs captured, the id as cited. With inputs hidden, only an id that resolved to a
+    retrieved document (through the document model, or as a quote found in the very
+    document it names); ``None`` for any other, which is the answer's text.
+    """
+    cited = r.citation.document_id
+    if cited is None or policy.inputs:
+        return cited
+    if r.evidence is not None:  # a quote-less citation: its source check
+        return cited if r.evidence.source.group else None
+    gate = r.gate
+    if isinstance(gate, ResolvedMatch):
+        return cited if gate.group else None
+    return cited if gate is not None and gate.found else None
 
 
 def _type_name(exc: BaseException) -> str:

@@ -35,7 +35,7 @@ from .._settings import env_flag
 from .._version import __version__
 from ..audit.models import AuditResult, Outcome
 from . import semconv
-from .content import ContentPolicy
+from .content import ContentPolicy, exported_document_id
 from .genai import ERROR_TYPE
 
 __all__ = [
@@ -127,8 +127,9 @@ def evaluation_attributes(r: AuditResult, policy: ContentPolicy,
         ga.GEN_AI_EVALUATION_SCORE_LABEL: r.outcome.value,
         semconv.CITATION_INDEX: r.index,
     }
-    if r.citation.document_id is not None:
-        attrs[semconv.CITATION_DOCUMENT_ID] = r.citation.document_id
+    cited = exported_document_id(r, policy)
+    if cited is not None:
+        attrs[semconv.CITATION_DOCUMENT_ID] = cited
     if r.fail_reason is not None:
         attrs[ERROR_TYPE] = r.fail_reason.value
     if text:

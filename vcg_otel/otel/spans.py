@@ -26,7 +26,7 @@ from ..documents import ResolvedMatch
 from ..evidence import evidence_attributes
 from ..judge.evidence_prompt import EVIDENCE_PROMPT_VERSION
 from . import genai, semconv
-from .content import ContentPolicy
+from .content import ContentPolicy, exported_document_id
 from .events import (
     Summary,
     emit_result_events,
@@ -76,8 +76,9 @@ def _check_attributes(r: AuditResult, policy: ContentPolicy,
         semconv.EVAL_SCORE: score,
         semconv.EVAL_ANNOTATOR_KIND: "LLM" if r.judge_called or r.cached else "CODE",
     }
-    if c.document_id is not None:
-        attrs[semconv.CITATION_DOCUMENT_ID] = c.document_id
+    cited = exported_document_id(r, policy)
+    if cited is not None:
+        attrs[semconv.CITATION_DOCUMENT_ID] = cited
     if isinstance(r.gate, ResolvedMatch):  # the cited id, resolved through vcg_otel.documents
         attrs[semconv.CITATION_DOCUMENT_RESOLUTION] = r.gate.resolution
         attrs[semconv.CITATION_DOCUMENT_GROUP_SIZE] = len(r.gate.group)
