@@ -16,7 +16,9 @@ V = TypeVar("V")
 class BoundedLRU(Generic[K, V]):
     """Least-recently-used map bounded by entries and by a size measure of its keys.
 
-    A key whose size alone exceeds ``max_size`` is never stored.
+    A key whose size alone exceeds ``max_size`` is never stored. :meth:`put` may be given an
+    entry's size instead (when what an entry holds is not measured by its key: the memory of
+    the value, say).
     """
 
     def __init__(self, max_entries: int, max_size: int, size: Callable[[K], int]) -> None:
@@ -26,6 +28,7 @@ class BoundedLRU(Generic[K, V]):
         self.max_size = max_size
         self._size_of = size
         self._items: OrderedDict[K, V] = OrderedDict()
+        self._sizes: dict[K, int] = {}
         self._size = 0
         self._lock = threading.Lock()
 
@@ -36,8 +39,10 @@ class BoundedLRU(Generic[K, V]):
                 self._items.move_to_end(key)
             return hit
 
-    def put(self, key: K, value: V) -> None:
-        size = self._size_of(key)
+    def put(self, key: K, value: V, size: int | None = None) -> None:
+        """Store ``value`` (unless ``key`` is already held); ``size`` defaults to the size
+        measure of ``key``."""
+        size = self._size_of(key) if size is None else size
         if size > self.max_size:
             return
         with self._lock:
@@ -45,6 +50,7 @@ class BoundedLRU(Generic[K, V]):
                 self._items.move_to_end(key)
                 return
             self._items[key] = value
+            self._sizes[key] = size
             self._size += size
             self._evict()
 
@@ -65,11 +71,12 @@ class BoundedLRU(Generic[K, V]):
     def _evict(self) -> None:
         while len(self._items) > self.max_entries or self._size > self.max_size:
             old, _ = self._items.popitem(last=False)
-            self._size -= self._size_of(old)
+            self._size -= self._sizes.pop(old)
 
     def clear(self) -> None:
         with self._lock:
             self._items.clear()
+            self._sizes.clear()
             self._size = 0
 
     def __len__(self) -> int:
@@ -77,5 +84,5 @@ class BoundedLRU(Generic[K, V]):
 
     @property
     def size(self) -> int:
-        """Total size of the keys held."""
+        """Total size of the entries held."""
         return self._size

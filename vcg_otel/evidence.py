@@ -39,8 +39,11 @@ from __future__ import annotations
 
 import math
 import re
+import sys
+import time
+from array import array
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Literal
@@ -228,37 +231,156 @@ def claim_terms(text: str) -> Counter[str]:
     return Counter(_stem(t) for t in _TOKEN.findall(normalize(text)) if t not in _STOP)
 
 
+# --- the sentence index of one document, and the cache of them -------------------------------
+#
+# Memory and the host's thread (issue 19, items 7 and 8). An index of tuples (a (sentence, tf)
+# tuple per posting) held about 13 bytes per character of text, and building it for a 20 MB
+# document left the collector millions of new objects to traverse: gen-2 collections that held
+# the GIL for 0.3 s at a time, a freeze of every other thread, the host's included. The index
+# is made of arrays instead (machine integers, 4 bytes each, no objects for the collector to
+# walk), and it is built in slices of :data:`INDEX_SLICE_CHARS` characters, with the GIL
+# released between two slices (:func:`_pause`).
+
+#: Characters of text indexed between two pauses of the builder (some 10 ms of work).
+INDEX_SLICE_CHARS = 16_384
+#: The evidence-index cache holds at most this many bytes (estimated: ``sys.getsizeof`` of
+#: each index's arrays, terms and table, plus the text it indexes, which the cache keeps
+#: alive as its key); an entry larger than this alone is not kept ...
+INDEX_CACHE_BYTES = 128 * 2**20
+#: ... and at most this many documents.
+INDEX_CACHE_ENTRIES = 256
+
+
+def _pause() -> None:
+    """Between two slices of a build: release the GIL, so other threads (the host's) run.
+
+    ``time.sleep(0)`` gives the GIL up and takes it back; a thread waiting for it gets it.
+    """
+    time.sleep(0)
+
+
+class _Spans:
+    """Sentence spans as two arrays of offsets, read as ``(start, end)`` pairs."""
+
+    __slots__ = ("ends", "starts")
+
+    def __init__(self, starts: array[int], ends: array[int]) -> None:
+        self.starts, self.ends = starts, ends
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    def __getitem__(self, i: int) -> tuple[int, int]:
+        return self.starts[i], self.ends[i]
+
+
 @dataclass(frozen=True, slots=True)
 class _DocIndex:
-    """One document's sentences: spans in the original text, term counts, posting lists."""
+    """One document's sentences: spans in the original text, term counts, posting lists.
 
-    spans: tuple[tuple[int, int], ...]
-    lengths: tuple[int, ...]
-    postings: Mapping[str, tuple[tuple[int, int], ...]]  # term -> ((sentence, tf), ...)
+    The posting list of a term is ``flat[offsets[slot]:offsets[slot + 1]]`` for its slot in
+    ``slots``: ``sentence, tf, sentence, tf, ...`` (:meth:`pairs`). A handful of objects in
+    all, whatever the size (an array per term would be one more object per term for every
+    collection to walk). ``nbytes`` estimates the memory the index holds (the cache's
+    measure).
+    """
+
+    spans: _Spans
+    lengths: array[int]
+    slots: Mapping[str, int]
+    offsets: array[int]
+    flat: array[int]
     total: int  # sum of lengths
+    nbytes: int
+
+    def pairs(self, term: str) -> Iterable[tuple[int, int]]:
+        """``(sentence, tf)`` for each sentence holding ``term``."""
+        slot = self.slots.get(term)
+        if slot is None:
+            return ()
+        flat = iter(self.flat[self.offsets[slot]:self.offsets[slot + 1]])
+        return zip(flat, flat, strict=False)  # one iterator read two at a time
+
+    def df(self, term: str) -> int:
+        """How many sentences hold ``term``."""
+        slot = self.slots.get(term)
+        return 0 if slot is None else (self.offsets[slot + 1] - self.offsets[slot]) // 2
+
+
+def _sentences(text: str) -> Iterator[tuple[int, int]]:
+    """:func:`sentence_spans` of ``text``, found a window of 4 slices at a time: no list of
+    every sentence of a 50 MB text at once (a million tuples for the collector to walk).
+
+    Where a sentence ends depends only on the few characters around the end (and on where
+    the sentence began, for the abbreviation and length rules), so each window's spans but
+    its last are final, and the next window starts where that last one starts.
+    """
+    window = 4 * INDEX_SLICE_CHARS
+    pos = 0
+    while True:
+        spans = sentence_spans(text[pos:pos + window])
+        if pos + window >= len(text):
+            yield from ((pos + a, pos + b) for a, b in spans)
+            return
+        step = spans[-1][0] if spans else window
+        if step <= 0:  # one span filling the window: impossible (spans are short), but safe
+            step = window
+            spans.append((0, 0))
+        yield from ((pos + a, pos + b) for a, b in spans[:-1])
+        pos += step
 
 
 def _build(text: str) -> _DocIndex:
-    spans = sentence_spans(text)
-    lengths: list[int] = []
-    postings: dict[str, list[tuple[int, int]]] = {}
-    for i, (start, end) in enumerate(spans):
+    """Index ``text`` sentence by sentence, pausing after each :data:`INDEX_SLICE_CHARS`;
+    then lay the posting lists end to end in one array (pausing as well)."""
+    code = "I" if len(text) < 2**32 else "q"
+    starts, ends, lengths = array(code), array(code), array("I")
+    growing: dict[str, array[int]] = {}
+    since = 0
+    for i, (start, end) in enumerate(_sentences(text)):
         terms = claim_terms(text[start:end])
+        starts.append(start)
+        ends.append(end)
         lengths.append(sum(terms.values()))
         for term, tf in terms.items():
-            postings.setdefault(term, []).append((i, tf))
-    return _DocIndex(tuple(spans), tuple(lengths),
-                     {t: tuple(p) for t, p in postings.items()}, sum(lengths))
+            postings = growing.get(term)
+            if postings is None:
+                growing[term] = postings = array("I")
+            postings.append(i)
+            postings.append(tf)
+        since += end - start
+        if since >= INDEX_SLICE_CHARS:
+            since = 0
+            _pause()
+    slots: dict[str, int] = {}
+    flat, offsets = array("I"), array("Q", [0])
+    for slot, (term, postings) in enumerate(growing.items()):
+        slots[term] = slot
+        flat.extend(postings)
+        offsets.append(len(flat))
+        since += len(postings)
+        if since >= INDEX_SLICE_CHARS:
+            since = 0
+            _pause()
+    growing.clear()
+    nbytes = (sum(sys.getsizeof(part) for part in (starts, ends, lengths, slots, offsets, flat))
+              + sum(sys.getsizeof(term) + sys.getsizeof(slot) for term, slot in slots.items()))
+    return _DocIndex(_Spans(starts, ends), lengths, slots, offsets, flat, sum(lengths), nbytes)
 
 
-_INDEXES: BoundedLRU[str, _DocIndex] = BoundedLRU(256, 64_000_000, len)
+_INDEXES: BoundedLRU[str, _DocIndex] = BoundedLRU(INDEX_CACHE_ENTRIES, INDEX_CACHE_BYTES, len)
 
 
 def _index(text: str) -> _DocIndex:
+    """``text``'s index, from the cache when it was built recently. Only a plain ``str`` is
+    cached (a subclass may compare equal to another text); an entry's size is the index's
+    estimated bytes plus the text's own (the key keeps the text alive)."""
+    if type(text) is not str:
+        return _build(text)
     hit = _INDEXES.get(text)
     if hit is None:
         hit = _build(text)
-        _INDEXES.put(text, hit)
+        _INDEXES.put(text, hit, hit.nbytes + sys.getsizeof(text))
     return hit
 
 
@@ -358,7 +480,7 @@ class EvidenceLocator:
     def _idf(self, term: str) -> float:
         """IDF over the sentences of every document of the request, computed per claim term
         (a request's locator costs nothing per vocabulary word)."""
-        df = sum(len(idx.postings.get(term, ())) for idx in self._indexes.values())
+        df = sum(idx.df(term) for idx in self._indexes.values())
         return math.log(1.0 + (self._n - df + 0.5) / (df + 0.5))
 
     def _scores(self, terms: Mapping[str, float], keys: Iterable[str]) -> list[_Hit]:
@@ -371,7 +493,7 @@ class EvidenceLocator:
             score: dict[int, float] = {}
             covered: dict[int, float] = {}
             for term, weight in terms.items():
-                for sentence, tf in idx.postings.get(term, ()):
+                for sentence, tf in idx.pairs(term):
                     norm = _K1 * (1 - _B + _B * idx.lengths[sentence] / self._avg)
                     score[sentence] = score.get(sentence, 0.0) + (
                         weight * tf * (_K1 + 1) / (tf + norm))
