@@ -2,10 +2,14 @@
 
 A bounded number of audits may be pending; beyond it new ones are dropped and counted (the
 ``citation.audit.dropped`` metric and a span attribute), never queued without bound. At
-interpreter exit pending audits get ``VCG_OTEL_SHUTDOWN_TIMEOUT`` seconds (default 5; a value
-that is not a finite number >= 0 is replaced by the default, with a warning) to finish; then
-the ones still running are cancelled (their spans end, recording the cancellation) and given at
-most :data:`CANCEL_GRACE` seconds more. The thread is a daemon, so exit never hangs longer.
+interpreter exit everything vcg_otel holds shares one bound, ``VCG_OTEL_SHUTDOWN_TIMEOUT``
+seconds (default 5; a value that is not a finite number >= 0 is replaced by the default, with
+a warning; see :mod:`vcg_otel._exit`): pending audits may finish until :data:`CANCEL_GRACE`
+seconds (at most half the bound) before its end; then the ones still running are cancelled
+(their spans end, recording the cancellation) and given that grace; what remains of the bound
+goes to the exporters and the annotation writer. The thread is a daemon: an audit busy with
+CPU work that no cancellation reaches is left behind, not waited for. :func:`flush` waits
+for the pending audits on demand.
 
 Nothing an audit raises stops the loop: ``KeyboardInterrupt`` or ``SystemExit`` raised inside
 an audit (by a judge, an extractor, a result's attribute) ends that audit, not the thread that
@@ -17,22 +21,20 @@ from __future__ import annotations
 import atexit
 import logging
 import math
-import os
 import threading
 from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
-from . import semconv
+from .._exit import DEFAULT_SHUTDOWN_TIMEOUT, left, shutdown_timeout
 
 if TYPE_CHECKING:
     import asyncio
 
-__all__ = ["CANCEL_GRACE", "DEFAULT_SHUTDOWN_TIMEOUT", "BackgroundRunner", "runner",
+__all__ = ["CANCEL_GRACE", "DEFAULT_SHUTDOWN_TIMEOUT", "BackgroundRunner", "flush", "runner",
            "shutdown_timeout"]
 
 DEFAULT_MAX_PENDING = 1_000
-DEFAULT_SHUTDOWN_TIMEOUT = 5.0
-#: Seconds the audits cancelled at exit get to end their spans.
+#: Seconds the audits cancelled at exit get to end their spans (at most half the exit bound).
 CANCEL_GRACE = 1.0
 
 logger = logging.getLogger(__name__)
@@ -142,26 +144,41 @@ class BackgroundRunner:
         return self.flush(grace)
 
 
-def shutdown_timeout() -> float:
-    """``VCG_OTEL_SHUTDOWN_TIMEOUT`` in seconds; the default (with a warning) if it is not a
-    finite number >= 0 (``nan`` would wait for ever, ``inf`` too)."""
-    raw = os.environ.get(semconv.ENV_SHUTDOWN_TIMEOUT)
-    if raw is None or not raw.strip():
-        return DEFAULT_SHUTDOWN_TIMEOUT
-    try:
-        value = float(raw)
-    except ValueError:
-        value = math.nan
-    if not math.isfinite(value) or value < 0:
-        logger.warning("%s=%r is not a finite number of seconds >= 0; using %s",
-                       semconv.ENV_SHUTDOWN_TIMEOUT, raw, DEFAULT_SHUTDOWN_TIMEOUT)
-        return DEFAULT_SHUTDOWN_TIMEOUT
-    return value
+def flush(timeout: float | None = None) -> bool:
+    """Wait until every background audit has finished: ``True`` once none is pending,
+    ``False`` if ``timeout`` seconds passed first (``None``: wait as long as it takes).
+
+    Background audits are those of ``@audited_citations(background=True)`` (and of the
+    instrumentor with that setting). A finished audit has ended its spans and recorded its
+    metrics and events: with a ``SimpleSpanProcessor`` they are exported, with a batching
+    processor they are queued (call your provider's ``force_flush()`` next to export them).
+    Audits submitted while this waits are waited for too. Use it in scripts, tests and
+    before a worker stops; exit does the same on its own, within its bound
+    (``VCG_OTEL_SHUTDOWN_TIMEOUT``).
+
+    Raises:
+        TypeError: ``timeout`` is not a number or ``None``.
+        ValueError: ``timeout`` is negative or NaN.
+    """
+    if timeout is not None:
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
+            raise TypeError(f"timeout must be a number of seconds or None, not "
+                            f"{type(timeout).__name__}")
+        if math.isnan(timeout) or timeout < 0:
+            raise ValueError(f"timeout must be >= 0 seconds, not {timeout!r}")
+        if math.isinf(timeout):
+            timeout = None
+    return runner.flush(timeout)
 
 
 def _shutdown() -> None:
-    if not runner.flush(shutdown_timeout()):
-        runner.cancel_pending()
+    """At exit: pending audits finish or are cancelled, within the one exit bound."""
+    if runner.pending == 0:
+        return
+    bound = left(math.inf)  # what remains of the exit bound (this may start it)
+    grace = min(CANCEL_GRACE, bound / 2)
+    if not runner.flush(bound - grace):
+        runner.cancel_pending(left(grace))
 
 
 runner = BackgroundRunner()

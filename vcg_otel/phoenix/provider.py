@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from opentelemetry import metrics
 
+from .._exit import left
 from .annotations import PhoenixAnnotationProcessor, base_url
 
 if TYPE_CHECKING:
@@ -130,7 +131,7 @@ def _batch_processor(exporter: SpanExporter, *, max_queue_size: int, schedule_de
 
     class _BoundedBatchSpanProcessor(BatchSpanProcessor):
         def shutdown(self) -> None:
-            self._batch_processor.shutdown(timeout_millis=int(shutdown_timeout * 1000))
+            self._batch_processor.shutdown(timeout_millis=int(left(shutdown_timeout) * 1000))
 
     processor = _BoundedBatchSpanProcessor(
         exporter, max_queue_size=max_queue_size,

@@ -43,6 +43,8 @@ import time
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from .._exit import left
+
 if TYPE_CHECKING:
     import httpx
 
@@ -185,8 +187,9 @@ class AnnotationWriter:
 
     def close(self, timeout: float) -> None:
         """Send what can be sent within ``timeout`` seconds, then count the rest dropped
-        (``shutdown``). Returns within ``timeout`` (plus scheduling)."""
-        timeout = max(0.0, _finite(timeout, 5.0))
+        (``shutdown``). Returns within ``timeout`` (plus scheduling); at interpreter exit,
+        within what remains of vcg_otel's one exit bound (:mod:`vcg_otel._exit`)."""
+        timeout = left(max(0.0, _finite(timeout, 5.0)))
         deadline = time.monotonic() + timeout
         with self._lock:
             if self._closing:
