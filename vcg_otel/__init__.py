@@ -4,7 +4,8 @@ The top level holds what an application author needs:
 
 * Telemetry: :func:`audited_citations` (observe or enforce a handler), its results and errors
   (:class:`AuditedResult`, :class:`CitationViolation`, :class:`CitationAuditError`); or
-  ``vcg_otel.instrumentor`` for no code change.
+  ``vcg_otel.instrumentor`` for no code change. :func:`flush` waits for the audits still
+  running in the background.
 * Settings: :class:`AuditConfig` (how to audit) and :class:`TelemetryConfig` (how to record
   it), taken alike by every front end; each field has its ``VCG_OTEL_*`` variable.
 * The audit: :class:`Auditor`, :class:`Citation` in, :class:`AuditReport` of :class:`Outcome`
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
     from .gate import Corpus, GateMatch, normalize, quote_gate, span_gate
     from .judge import judge_support
     from .llm import LiteLLMJudge
+    from .otel.background import flush
 
 # Each public name, and the subpackage it is loaded from on first use: ``import vcg_otel``
 # stays a few milliseconds, and a gate-only user never loads the telemetry or the audit.
@@ -45,6 +47,7 @@ _HOME = {
     "AuditConfig": "config", "TelemetryConfig": "config",
     "AuditedResult": "decorator", "CitationAuditError": "decorator",
     "CitationViolation": "decorator", "audited_citations": "decorator",
+    "flush": "otel.background",
     "Corpus": "gate", "GateMatch": "gate", "normalize": "gate", "quote_gate": "gate",
     "span_gate": "gate",
     "judge_support": "judge",
@@ -67,6 +70,7 @@ __all__ = [
     "__version__",
     "audit_citation",
     "audited_citations",
+    "flush",
     "judge_support",
     "normalize",
     "quote_gate",
