@@ -8,9 +8,14 @@ whole document for the evidence search (vcg_otel.evidence), pure Python work tha
 with the host for the GIL. Meanwhile the host's thread runs a loop of 0.5 ms sleeps and
 records the gaps between two iterations: the worst is the longest stall the host saw. The
 same loop with no audit running (10 s before each size) is the baseline, measured in the same
-run: the machine's own jitter (on a shared machine, the scheduler's, not the GIL's). Printed:
-the worst gap, the 99.9th percentile and the count of gaps over 50 ms, idle and during the
-audit.
+run: the machine's own jitter. Printed: the worst gap, the 99.9th percentile and the count of
+gaps over 50 ms, idle and during the audit.
+
+On a machine shared with other work a gap is also the scheduler's: the host thread, or the
+audit thread while it holds the GIL, waits for a CPU. So each gap is also measured in the
+audit thread's own CPU time (``pthread_getcpuclockid``): the time our thread computed while
+the host could not run. That figure ("our CPU in a gap", worst) is what holding the GIL in
+one stretch costs the host, whatever the load; the wall-clock worst is what the host saw.
 
 The document is the 295 arXiv abstracts of benchmarks/data repeated, each copy under its own
 heading, to the size asked: real prose, sentences of real length, a vocabulary that grows
@@ -65,28 +70,43 @@ def document(megabytes: int) -> str:
     return "".join(parts)
 
 
-def gaps(done: threading.Event, limit: float = 600.0) -> list[float]:
-    """The gaps between iterations of a 0.5 ms sleep loop until ``done`` is set."""
+def audit_clock() -> int | None:
+    """The CPU-time clock of the background audit thread, once it runs."""
+    for thread in threading.enumerate():
+        if thread.name == "vcg-otel-audit" and thread.ident is not None:
+            return time.pthread_getcpuclockid(thread.ident)
+    return None
+
+
+def gaps(done: threading.Event, limit: float = 600.0) -> tuple[list[float], list[float]]:
+    """The gaps between iterations of a 0.5 ms sleep loop until ``done`` is set, and the CPU
+    time the audit thread used during each."""
     seen: list[float] = []
+    ours: list[float] = []
+    clock = audit_clock()
+    cpu = time.clock_gettime(clock) if clock is not None else 0.0
     last = start = time.perf_counter()
     while not done.is_set() and last - start < limit:
         time.sleep(TICK)
         now = time.perf_counter()
+        used = time.clock_gettime(clock) if clock is not None else 0.0
         seen.append(now - last)
-        last = now
-    return seen
+        ours.append(used - cpu)
+        last, cpu = now, used
+    return seen, ours
 
 
-def stats(seen: list[float]) -> dict[str, float]:
+def stats(seen: list[float], ours: list[float]) -> dict[str, float]:
     ordered = sorted(seen) or [0.0]
     return {"worst": ordered[-1], "p999": ordered[int(0.999 * (len(ordered) - 1))],
-            "over50": sum(1 for g in ordered if g > 0.050)}
+            "over50": sum(1 for g in ordered if g > 0.050),
+            "cpu": max(ours, default=0.0)}
 
 
 def idle(seconds: float) -> dict[str, float]:
     done = threading.Event()
     threading.Timer(seconds, done.set).start()
-    return stats(gaps(done))
+    return stats(*gaps(done))
 
 
 def one(megabytes: int, exporter: Spans, provider: TracerProvider) -> dict[str, float]:
@@ -107,10 +127,10 @@ def one(megabytes: int, exporter: Spans, provider: TracerProvider) -> dict[str, 
     answer("q", [text])
     returned = time.perf_counter() - t0
     threading.Thread(target=wait, daemon=True).start()
-    seen = gaps(done)
+    seen, ours = gaps(done)
     audit = time.perf_counter() - t0
     assert len(exporter.spans) > before, "the background audit recorded nothing"
-    return {"returned": returned, "audit": audit, **stats(seen)}
+    return {"returned": returned, "audit": audit, **stats(seen, ours)}
 
 
 def main() -> int:
@@ -128,15 +148,17 @@ def main() -> int:
         r = one(mb, exporter, provider)
         rows.append((mb, baseline, r))
     print(f"{'document':>9} | {'idle: worst':>11} {'p99.9':>8} {'>50ms':>6} | "
-          f"{'audit: worst':>12} {'p99.9':>8} {'>50ms':>6} | {'worst/idle':>10} "
+          f"{'audit: worst':>12} {'p99.9':>8} {'>50ms':>6} {'our CPU in a gap':>17} | "
           f"{'audit took':>11} {'returned in':>12}")
     for mb, base, r in rows:
         print(f"{mb:>6} MB | {base['worst'] * 1e3:>8.1f} ms {base['p999'] * 1e3:>5.1f} ms "
               f"{base['over50']:>6.0f} | {r['worst'] * 1e3:>9.1f} ms {r['p999'] * 1e3:>5.1f} ms "
-              f"{r['over50']:>6.0f} | {r['worst'] / base['worst']:>9.1f}x {r['audit']:>9.2f} s "
+              f"{r['over50']:>6.0f} {r['cpu'] * 1e3:>14.1f} ms | {r['audit']:>9.2f} s "
               f"{r['returned'] * 1e3:>9.2f} ms")
     worst = max(r["worst"] for _, _, r in rows)
-    print(f"worst host stall {worst * 1e3:.1f} ms (target <= 50 ms)")
+    cpu = max(r["cpu"] for _, _, r in rows)
+    print(f"worst host stall {worst * 1e3:.1f} ms, of which our thread computed at most "
+          f"{cpu * 1e3:.1f} ms (target <= 50 ms)")
     return 0
 
 
