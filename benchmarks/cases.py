@@ -54,6 +54,22 @@ def load_corpus() -> dict[str, str]:
     return data
 
 
+def long_report(megabytes: float, n: int = 0) -> str:
+    """About ``megabytes`` MB of real prose: the corpus repeated, each abstract under a
+    numbered heading of its own (distinct for each ``n``), like the sections of a long report:
+    sentences of real length, a vocabulary that grows with the size."""
+    abstracts = list(load_corpus().values())
+    parts: list[str] = []
+    size, copy = 0, 0
+    while size < megabytes * 1_000_000:
+        copy += 1
+        for i, text in enumerate(abstracts, 1):
+            part = f"Section {n}.{copy}.{i}. Study {n * 100_000 + copy * 1000 + i}.\n\n{text}\n\n"
+            parts.append(part)
+            size += len(part)
+    return "".join(parts)
+
+
 def sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE.split(text) if s.strip()]
 

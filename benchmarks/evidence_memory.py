@@ -14,18 +14,17 @@ from __future__ import annotations
 
 import argparse
 import gc
-import json
 import sys
 from pathlib import Path
 
 sys.path.insert(0, sys.argv[sys.argv.index("--package") + 1] if "--package" in sys.argv[:-1]
                 else str(Path(__file__).resolve().parent.parent))
 
+from cases import long_report
+
 import vcg_otel
 from vcg_otel import evidence
 from vcg_otel.evidence import EvidenceLocator
-
-DATA = Path(__file__).parent / "data" / "arxiv_abstracts_295.json"
 
 
 def rss_mb() -> float:
@@ -33,18 +32,6 @@ def rss_mb() -> float:
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024
     raise RuntimeError("no VmRSS in /proc/self/status")
-
-
-def document(n: int, megabytes: int) -> str:
-    abstracts = list(json.loads(DATA.read_text()).values())
-    parts, size, copy = [], 0, 0
-    while size < megabytes * 1_000_000:
-        copy += 1
-        for i, text in enumerate(abstracts, 1):
-            part = f"Section {n}.{copy}.{i}. Study {n * 100_000 + copy * 1000 + i}.\n\n{text}\n\n"
-            parts.append(part)
-            size += len(part)
-    return "".join(parts)
 
 
 def main() -> int:
@@ -64,7 +51,7 @@ def main() -> int:
               f"{evidence._INDEXES.size:>15,}")
 
     row("start")
-    texts = [document(n, args.mb) for n in range(args.documents)]
+    texts = [long_report(args.mb, n) for n in range(args.documents)]
     row(f"{args.documents} documents of {args.mb} MB read")
     for n, text in enumerate(texts):
         EvidenceLocator({"report": text}).locate("accuracy over the baseline", ["report"])

@@ -30,6 +30,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
+from support.exit_scenarios import HUNG_AT_EXIT
 from support.hostile_http import HostileServer
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -39,34 +40,11 @@ SCENARIO = textwrap.dedent('''
     from pathlib import Path
     from opentelemetry.sdk.trace import TracerProvider
     from vcg_otel import audited_citations
-    from vcg_otel.phoenix import PhoenixAnnotationProcessor
 
-    scenario, url, data = sys.argv[1], sys.argv[2], Path(sys.argv[3])
+    scenario, data = sys.argv[1], Path(sys.argv[2])
     provider = TracerProvider()
-    DOCS = {"paper": "The reranker improves accuracy by 4.2% over the baseline."}
-    CITED = 'It helps: "improves accuracy by 4.2%" [paper].'
 
-    if scenario == "hung":
-        provider.add_span_processor(PhoenixAnnotationProcessor(url))
-
-        @audited_citations(tracer_provider=provider)
-        def foreground(documents):
-            return CITED
-
-        def hung_judge(system, user):
-            time.sleep(3600)
-
-        @audited_citations(judge=hung_judge, timeout=600, background=True,
-                           tracer_provider=provider)
-        def answer(documents):
-            return CITED
-
-        for _ in range(50):
-            foreground(DOCS)
-        time.sleep(2.5)  # past the writer's send delay: its requests are under way
-        for _ in range(20):
-            answer(DOCS)
-    elif scenario == "cpu":
+    if scenario == "cpu":
         abstracts = list(json.loads(data.read_text()).values())
         parts, size = [], 0
         while size < 20_000_000:
@@ -89,9 +67,10 @@ SCENARIO = textwrap.dedent('''
 def exit_seconds(package: Path, scenario: str, url: str) -> float:
     env = {**os.environ, "PYTHONPATH": str(package)}
     env.pop("VCG_OTEL_SHUTDOWN_TIMEOUT", None)
+    argv = ([HUNG_AT_EXIT, url, "50", "20", "2.5"] if scenario == "hung" else
+            [SCENARIO, scenario, str(ROOT / "benchmarks/data/arxiv_abstracts_295.json")])
     child = subprocess.Popen(
-        [sys.executable, "-c", SCENARIO, scenario, url,
-         str(ROOT / "benchmarks/data/arxiv_abstracts_295.json")],
+        [sys.executable, "-c", *argv],
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env,
         cwd=tempfile.gettempdir())  # not this checkout: "-c" puts the cwd first on sys.path
     assert child.stdout is not None

@@ -26,7 +26,6 @@ code, with this script). Target (issue 19, item 7): worst stall <= 50 ms at 50 M
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import threading
 import time
@@ -37,6 +36,7 @@ from typing import Any
 sys.path.insert(0, sys.argv[sys.argv.index("--package") + 1] if "--package" in sys.argv[:-1]
                 else str(Path(__file__).resolve().parent.parent))
 
+from cases import long_report
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExporter, SpanExportResult
 
@@ -44,7 +44,6 @@ import vcg_otel
 from vcg_otel import audited_citations
 from vcg_otel.otel.background import runner
 
-DATA = Path(__file__).parent / "data" / "arxiv_abstracts_295.json"
 TICK = 0.0005
 
 
@@ -55,19 +54,6 @@ class Spans(SpanExporter):
     def export(self, spans: Sequence[Any]) -> SpanExportResult:
         self.spans.extend(spans)
         return SpanExportResult.SUCCESS
-
-
-def document(megabytes: int) -> str:
-    abstracts = list(json.loads(DATA.read_text()).values())
-    parts: list[str] = []
-    size, copy = 0, 0
-    while size < megabytes * 1_000_000:
-        copy += 1
-        for n, text in enumerate(abstracts, 1):
-            part = f"Section {copy}.{n}. Study {copy * 1000 + n}.\n\n{text}\n\n"
-            parts.append(part)
-            size += len(part)
-    return "".join(parts)
 
 
 def audit_clock() -> int | None:
@@ -110,7 +96,7 @@ def idle(seconds: float) -> dict[str, float]:
 
 
 def one(megabytes: int, exporter: Spans, provider: TracerProvider) -> dict[str, float]:
-    text = document(megabytes)
+    text = long_report(megabytes)
 
     @audited_citations(tracer_provider=provider, background=True)
     def answer(question: str, documents: list[str]) -> str:
