@@ -25,7 +25,7 @@ from vcg_otel import __version__  # noqa: E402
 
 project = "vcg_otel"
 author = "vcg_otel developers"
-copyright = "vcg_otel developers, MIT licence"  # noqa: A001
+copyright = "vcg_otel developers, MIT licence"
 release = version = __version__
 
 extensions = [

@@ -36,12 +36,12 @@ import tokenize
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from docutils import nodes
-from sphinx import addnodes
 from docutils.parsers.rst import directives
 from docutils.statemachine import StringList
+from sphinx import addnodes
 from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
 from sphinx.util.nodes import nested_parse_with_titles
@@ -183,7 +183,7 @@ def outcome_values() -> list[str]:
 class NamesDirective(SphinxDirective):
     """A table of semconv.py's names of one kind (see :data:`KINDS`)."""
 
-    option_spec = {"kind": directives.unchanged_required}
+    option_spec: ClassVar[dict[str, Any]] = {"kind": directives.unchanged_required}
 
     def run(self) -> list[nodes.Node]:
         self.env.note_dependency(_module_file("vcg_otel.otel.semconv"))
@@ -313,8 +313,9 @@ def instruments() -> list[Instrument]:
     instruments_for(_RecordingProvider(made, "vcg_otel.otel.metrics"))  # type: ignore[arg-type]
     try:
         from vcg_otel.phoenix import PhoenixAnnotationProcessor
-    except ImportError:  # the phoenix extra is part of the docs extra; say so if it is not
-        raise RuntimeError("building the docs needs the docs extra: pip install -e '.[docs]'")
+    except ImportError as missing:  # the phoenix extra is part of the docs extra
+        raise RuntimeError("building the docs needs the docs extra: pip install -e '.[docs]'"
+                           ) from missing
     processor = PhoenixAnnotationProcessor(
         "http://127.0.0.1:9", meter_provider=_RecordingProvider(made, "vcg_otel.phoenix"))
     processor.shutdown()
@@ -446,8 +447,8 @@ class CliHelpDirective(SphinxDirective):
         try:
             parser = build_parser()
             texts = [parser.format_help()]
-            for action in parser._actions:  # noqa: SLF001 (argparse keeps subparsers here)
-                if isinstance(action, argparse._SubParsersAction):  # noqa: SLF001
+            for action in parser._actions:
+                if isinstance(action, argparse._SubParsersAction):
                     texts += [sub.format_help() for sub in action.choices.values()]
         finally:
             if previous is None:
@@ -462,7 +463,7 @@ class CliHelpDirective(SphinxDirective):
         return out
 
 
-# --- the API ----------------------------------------------------------------------------------------
+# --- the API ------------------------------------------------------------------------------
 
 def public_modules() -> list[str]:
     """Every importable module of the package whose dotted path has no ``_`` part."""
@@ -544,7 +545,7 @@ class ApiDirective(SphinxDirective):
     """``.. vcg-api:: vcg_otel.gate``: autodoc for it and every public module under it."""
 
     required_arguments = 1
-    option_spec = {"exclude": directives.unchanged}
+    option_spec: ClassVar[dict[str, Any]] = {"exclude": directives.unchanged}
 
     def run(self) -> list[nodes.Node]:
         modules = api_modules(self.arguments[0], (self.options.get("exclude") or "").split())

@@ -32,8 +32,8 @@ def sphinx(builder: str, out: Path, doctrees: Path) -> subprocess.CompletedProce
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    pytest.importorskip("sphinx", reason="the docs extra is not installed (pip install -e '.[docs]')")
-    pytest.importorskip("myst_parser", reason="the docs extra is not installed")
+    for module in ("sphinx", "myst_parser", "furo"):
+        pytest.importorskip(module, reason="the docs extra is not installed (.[docs])")
     out = tmp_path_factory.mktemp("docs")
     html_run = sphinx("html", out / "html", out / "doctrees")
     assert html_run.returncode == 0, html_run.stdout + html_run.stderr
