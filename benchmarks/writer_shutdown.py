@@ -1,7 +1,7 @@
 """How long ``provider.shutdown()`` takes for the Phoenix annotation writer, per hostile endpoint.
 
 Default writer settings (``request_timeout=3``, ``shutdown_timeout=5``); each run audits 200
-requests (800 annotations) against one endpoint from tests/hostile_http.py, shuts down and
+requests (800 annotations) against one endpoint from tests/support/hostile_http.py, shuts down and
 checks that every annotation was written or counted dropped. Prints the worst of ``--runs``
 shutdowns per endpoint, and the worst overall against the 5 s bound.
 
@@ -18,8 +18,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from hostile_http import Behaviour, HostileServer
 from opentelemetry.sdk.trace import TracerProvider
+from support.hostile_http import Behaviour, HostileServer
 
 from vcg_otel import audited_citations
 from vcg_otel.phoenix import PhoenixAnnotationProcessor

@@ -1,10 +1,11 @@
 """Coverage-guided fuzzing (atheris, libFuzzer) of everything that reads untrusted input.
 
 Targets: ``normalize``, ``gate``, ``span_gate``, ``parser``, ``extractors``. Each checks the
-same oracles as the hypothesis tests (tests/oracles.py): an exception or a contradicted oracle
-is a crash.
+same oracles as the hypothesis tests (tests/support/oracles.py): an exception or a
+contradicted oracle is a crash.
 
-CI (``tests/test_fuzz.py``) is deterministic: it replays every input checked in under
+CI (``tests/properties/test_fuzz_corpus.py``) is deterministic: it replays every input checked
+in under
 ``fuzz/corpus/<target>/`` (in process, and once through this script with ``-runs=0``) and a
 fixed, derandomized hypothesis sample of byte strings through the same targets. It does not
 run libFuzzer's mutation loop, whose path depends on coverage feedback and so differs from
@@ -38,11 +39,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 if __name__ == "__main__":  # libFuzzer needs coverage feedback: instrument before importing
     with atheris.instrument_imports(include=["vcg_otel"]):
-        import oracles  # noqa: F401
+        import support.oracles  # noqa: F401
 
         import vcg_otel  # noqa: F401
 
-from oracles import (
+from support.oracles import (
     check_extractors,
     check_gate,
     check_normalize,

@@ -6,9 +6,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from fake_openai import FakeOpenAI
 from hypothesis import settings
-from phoenix_server import PhoenixServer
+from support.fake_openai import FakeOpenAI
+from support.phoenix_server import PhoenixServer
 
 # Property tests run the same examples on every run (derived from each test, not a random
 # seed) and keep no example database between runs: CI fails the same way or not at all.

@@ -7,7 +7,7 @@ this server: standard library only, on 127.0.0.1, on a free port, speaking the
 litellm, the ``openai`` package) send and read. It answers each question it was scripted for
 with that answer, whatever else the prompt holds, and anything else with ``fallback``.
 
-Not a test double of OpenAI (tests/fake_openai.py scripts errors, delays, streaming and
+Not a test double of OpenAI (tests/support/fake_openai.py scripts errors, delays, streaming and
 embeddings per test); this is a fixed answer book for a demo.
 """
 

@@ -4,8 +4,8 @@ The names come from the ``opentelemetry-semantic-conventions`` package (``gen_ai
 incubating module: the GenAI conventions are in *development* status, and from 0.66b2 on the
 package marks them "moved to the GenAI semantic conventions repository"). That is why the
 package is bounded to the versions we tested: an upgrade bumps the range after
-``tests/test_genai_names.py`` passes against the new release (it pins every name we rely on to
-its string, so a rename or a removal fails there, not in a user's process).
+``tests/unit/otel/test_genai_names.py`` passes against the new release (it pins every name we
+rely on to its string, so a rename or a removal fails there, not in a user's process).
 
 What the conventions ask of a model call, and where each answer comes from here:
 

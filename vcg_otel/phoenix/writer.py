@@ -1,7 +1,8 @@
 """The annotation writer: a bounded queue, one background thread, every annotation accounted for.
 
-Rules it keeps, whatever the endpoint does (tests/test_phoenix_writer.py drives it with raw
-sockets that send a non-HTTP status line, 150 headers, nothing, or a byte every 0.3 s):
+Rules it keeps, whatever the endpoint does (tests/integration/phoenix/test_annotation_writer.py
+drives it with raw sockets that send a non-HTTP status line, 150 headers, nothing, or a byte
+every 0.3 s):
 
 * every annotation handed to :meth:`AnnotationWriter.submit` is either written (Phoenix
   answered 2xx) or counted as dropped with a reason: ``queue_full``, ``unreachable``,
