@@ -59,6 +59,11 @@ def inline(text: str) -> list[nodes.Node]:
     return out
 
 
+def number(value: float) -> str:
+    """``67,108,864`` and ``0.00005``, not ``6.71089e+07`` and ``5e-05``."""
+    return f"{int(value):,}" if float(value).is_integer() else f"{value:.10f}".rstrip("0")
+
+
 def code(text: str) -> nodes.literal:
     return nodes.literal(text, text)
 
@@ -199,7 +204,7 @@ class NamesDirective(SphinxDirective):
                           [3, 2, 2, 4])]
         if wanted == "buckets":
             return [table(["constant", "boundaries", "note"],
-                          [[code(n.constant), ", ".join(f"{b:g}" for b in n.value), n.comment]
+                          [[code(n.constant), ", ".join(number(b) for b in n.value), n.comment]
                            for n in names], [2, 4, 3])]
         return [table(["name", "constant", "note"],
                       [[code(str(n.value)), code(n.constant), n.comment] for n in names],
@@ -349,8 +354,9 @@ class MetricsDirective(SphinxDirective):
         prom = prometheus_names(made)
         rows = []
         for inst in made:
-            buckets = "" if not inst.buckets else (
-                f"{len(inst.buckets)} buckets, {inst.buckets[0]:g} … {inst.buckets[-1]:g}")
+            edges = inst.buckets
+            buckets = "" if not edges else (
+                f"{len(edges)} buckets, {number(edges[0])} … {number(edges[-1])}")
             rows.append([code(inst.name), code(prom[inst.name]) if prom[inst.name] else "",
                          inst.kind, code(inst.unit), inst.description, buckets,
                          code(inst.created_in)])
