@@ -31,7 +31,7 @@ CITATIONS = [
 
 def main() -> None:
     corpus = Corpus(DOCUMENTS)  # normalizes each document once, reused by every check
-    print(f"{'case':<26}{'gate':<15}{'where':<14}passage")
+    print(f"{'case':<26}{'gate':<15}{'where':<20}passage")
     for label, quote, cited in CITATIONS:
         m = quote_gate(quote, cited, corpus)
         where = "" if m.start is None else f"{m.document_id}[{m.start}:{m.end}]"

@@ -47,3 +47,44 @@ def phoenix_installed() -> bool:
     spec = importlib.util.find_spec("phoenix")
     locations = spec.submodule_search_locations if spec else None
     return any((Path(p) / "server" / "main.py").exists() for p in locations or ())
+
+
+# --- what this run did not test -------------------------------------------------------------
+# A skipped test is a test that did not run: say which and why at the end of every run, and in
+# CI (CI set, as .ci/run does), where the test extra and Debian's prometheus are installed and
+# nothing may be skipped, fail the run.
+
+
+def _skip_reasons(terminalreporter: pytest.TerminalReporter) -> dict[str, list[str]]:
+    reasons: dict[str, list[str]] = {}
+    for report in terminalreporter.stats.get("skipped", []):
+        if hasattr(report, "wasxfail"):
+            continue  # an expected failure, reported as xfailed
+        longrepr = report.longrepr
+        reason = longrepr[2] if isinstance(longrepr, tuple) else str(longrepr)
+        reasons.setdefault(reason.removeprefix("Skipped: "), []).append(report.nodeid)
+    return reasons
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatus: int,
+                            config: pytest.Config) -> None:
+    reasons = _skip_reasons(terminalreporter)
+    if not reasons:
+        return
+    in_ci = bool(os.environ.get("CI"))
+    title = "skipped in CI, which fails the run" if in_ci else "not tested in this run"
+    terminalreporter.section(title, sep="=", red=in_ci, yellow=not in_ci, bold=True)
+    for reason, nodeids in sorted(reasons.items(), key=lambda item: -len(item[1])):
+        terminalreporter.line(f"{len(nodeids)} skipped: {reason}")
+        for nodeid in nodeids[:5]:
+            terminalreporter.line(f"    {nodeid}")
+        if len(nodeids) > 5:
+            terminalreporter.line(f"    ... and {len(nodeids) - 5} more")
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    if (os.environ.get("CI") and reporter is not None and _skip_reasons(reporter)
+            and session.exitstatus == pytest.ExitCode.OK):
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED

@@ -1,4 +1,4 @@
-"""The ``vcg-otel`` command: batch audits of logged answers, and the one-command demo.
+"""The ``vcg-otel`` command: batch audits of logged answers, and the one-command demo::
 
     vcg-otel audit ANSWERS.jsonl --docs DOCS [--out RESULTS.jsonl] [--judge MODEL]
                    [--fail-on "misattributed>0.05" ...] [--otlp-endpoint URL | --phoenix URL]

@@ -18,7 +18,7 @@ of Python objects:
 * **Stage B, layout.** Whitespace runs collapse to one space and are trimmed at the ends, a
   hyphen followed by a line break inside a word is removed (``transfor-\\nmation``; a hyphen
   repeated at the start of the next line, ``Long-\\n-horizon``, is one hyphen), and dash
-  forms (``--``, ``—``, a spaced hyphen) become one canonical `` - ``.
+  forms (``--``, ``—``, a spaced hyphen) become one canonical ``" - "``.
 
 Numbers, decimal points, ``%`` and all other punctuation are preserved: ``3.5%`` never matches
 ``35%``.

@@ -1,4 +1,4 @@
-"""The README's examples run as documented and print what the README shows."""
+"""The examples run as documented and print what the docs show (the docs include the files)."""
 
 from __future__ import annotations
 
@@ -34,37 +34,39 @@ def test_traced_example_prints_the_span_tree_and_metrics() -> None:
     assert "'citation.stage': 'final', 'citation.verdict': 'not_found'} = 1" in out
 
 
-# --- the README's framework examples, run against tests/support/fake_openai.py ---------
+# --- the framework examples of docs/guides/frameworks.md, run against support/fake_openai.py ----
 
-#: examples/<file>, the modules it needs, and the README section that shows its code
+#: examples/<file>, the modules it needs, and the guide's section that includes it
 FRAMEWORK_EXAMPLES = {
-    "haystack_pipeline.py": (("haystack",), "### Haystack"),
-    "langchain_chain.py": (("langchain_core", "langchain_openai"), "### LangChain"),
+    "haystack_pipeline.py": (("haystack",), "## Haystack"),
+    "langchain_chain.py": (("langchain_core", "langchain_openai"), "## LangChain"),
     "llamaindex_query_engine.py": (("llama_index.core", "llama_index.llms.litellm"),
-                                   "### LlamaIndex"),
+                                   "## LlamaIndex"),
 }
 HONEST = "improves accuracy by 4.2% over the baseline"  # in smith-2026
 FABRICATED = "halves latency on every benchmark"
 MOVED = "one in five quotes could not be traced"  # really in lee-2025
+GUIDE = ROOT / "docs" / "guides" / "frameworks.md"
 
 
-def example_code(script: str) -> str:
-    """The example's code as the README shows it: the file without its module docstring."""
+def included_code(script: str) -> str:
+    """What the guide shows of ``script``: its ``literalinclude`` from the line it starts at
+    to the end of the file."""
+    guide = GUIDE.read_text()
+    section = guide[guide.index(f"\n{FRAMEWORK_EXAMPLES[script][1]}\n"):]
+    include = section.split("```{literalinclude}", 1)[1].split("```", 1)[0]
+    assert include.split("\n", 1)[0].strip() == f"../../examples/{script}"
+    start = include.split(":start-at:", 1)[1].split("\n", 1)[0].strip()
     source = (ROOT / "examples" / script).read_text()
-    docstring_end = ast.parse(source).body[0].end_lineno
-    return "\n".join(source.splitlines()[docstring_end:]).strip() + "\n"
-
-
-def readme_block(heading: str) -> str:
-    """The first ```python block under ``heading`` in the README."""
-    readme = (ROOT / "README.md").read_text()
-    after = readme[readme.index(f"\n{heading}\n"):]
-    return after.split("```python\n", 1)[1].split("```", 1)[0]
+    return source[source.index(start):]
 
 
 @pytest.mark.parametrize("script", sorted(FRAMEWORK_EXAMPLES))
-def test_readme_shows_each_framework_example_exactly(script: str) -> None:
-    assert readme_block(FRAMEWORK_EXAMPLES[script][1]) == example_code(script)
+def test_the_frameworks_guide_shows_each_example_file_whole(script: str) -> None:
+    source = (ROOT / "examples" / script).read_text()
+    docstring_end = ast.parse(source).body[0].end_lineno
+    code = "\n".join(source.splitlines()[docstring_end:]).strip() + "\n"
+    assert included_code(script) == code  # everything after the docstring, nothing left out
 
 
 @pytest.mark.parametrize("script", sorted(FRAMEWORK_EXAMPLES))
