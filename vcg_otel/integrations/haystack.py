@@ -19,10 +19,11 @@ from haystack_integrations.components.validators.vcg_otel import (
     CitationConsistencyChecker,
     ReplyCitationChecker,
 )
+from haystack_integrations.components.validators.vcg_otel.checkers import LEGACY_MODULE
 
 __all__ = ["Citation", "CitationConsistencyChecker", "ReplyCitationChecker"]
 
 # The names 0.1 saved pipelines under: Haystack finds a component type in its registry, which
 # knows each class by where it is defined.
 for _cls in (CitationConsistencyChecker, ReplyCitationChecker):
-    component.registry.setdefault(f"{__name__}.{_cls.__name__}", _cls)
+    component.registry.setdefault(f"{LEGACY_MODULE}.{_cls.__name__}", _cls)

@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from haystack import Document, component, default_from_dict, default_to_dict
+from haystack.core.serialization import generate_qualified_class_name
 from haystack.dataclasses import ChatMessage
 
 from vcg_otel.audit import AuditReport
@@ -38,7 +39,10 @@ from vcg_otel.scope import AuditScope, configure, documents_of
 from .citation import REASON_MAX_CITATIONS, Citation, audit_citation, checked, unchecked
 from .options import Options
 
-__all__ = ["CitationConsistencyChecker", "ReplyCitationChecker"]
+__all__ = ["LEGACY_MODULE", "CitationConsistencyChecker", "ReplyCitationChecker"]
+
+#: Where vcg-otel 0.1 defined the components: pipeline files saved then name it.
+LEGACY_MODULE = "vcg_otel.integrations.haystack"
 
 Outputs = dict[str, list[Citation]]
 
@@ -97,7 +101,9 @@ class _Checking:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Any:
-        """Deserialize what :meth:`to_dict` wrote."""
+        """Deserialize what :meth:`to_dict` wrote (also under the 0.1 type name)."""
+        if data.get("type") == f"{LEGACY_MODULE}.{cls.__name__}":
+            data = {**data, "type": generate_qualified_class_name(cls)}
         return default_from_dict(cls, data)
 
     def _documents(self, documents: list[Document] | None) -> tuple[DocumentSet, dict[str, str]]:
@@ -144,7 +150,7 @@ class _Checking:
         out: Outputs = {"consistent": [], "inconsistent": []}
         results = {r.index: r for r in report.results}
         audited = 0  # the index the audit gave each valid citation
-        for item, citation in zip(items, citations):
+        for item, citation in zip(items, citations, strict=True):
             if isinstance(citation, str):
                 out["inconsistent"].append(unchecked(item, citation))
                 continue

@@ -12,9 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from vcg_otel.audit import AuditResult
+from vcg_otel.audit import AuditResult, Outcome
 from vcg_otel.audit import Citation as AuditCitation
-from vcg_otel.audit import Outcome
 
 __all__ = [
     "REASON_INVALID_CITATION",

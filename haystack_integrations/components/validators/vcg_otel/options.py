@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 __all__ = ["Options"]
 
 _PLAIN = (str, int, float, bool, type(None))
+# The error to raise, its message prefixed with the component's name.
+_Fail = Callable[[type[Exception], str], Exception]
 # Objects, not values: they cannot be written into a pipeline file, and a string there would
 # be taken for a provider. The component records to the global providers.
 _PROVIDERS = ("tracer_provider", "meter_provider", "logger_provider")
@@ -67,7 +69,7 @@ class Options:
                    _settings(fail, settings))
 
 
-def _id_keys(fail: Any, value: Any) -> list[str]:
+def _id_keys(fail: _Fail, value: Any) -> list[str]:
     # A string is a sequence too: "abc" would become the keys "a", "b" and "c".
     if value is None:
         return []
@@ -78,7 +80,7 @@ def _id_keys(fail: Any, value: Any) -> list[str]:
     return list(value)
 
 
-def _settings(fail: Any, value: Any) -> dict[str, Any]:
+def _settings(fail: _Fail, value: Any) -> dict[str, Any]:
     """Settings serialize with the pipeline, so they must be plain values; providers are
     objects; ``sample_rate`` cannot apply to a validator (its output is the audit)."""
     if value is None:
