@@ -16,7 +16,8 @@ def _run(*args: str) -> subprocess.CompletedProcess[str]:
 
 @pytest.mark.skipif(shutil.which("ruff") is None, reason="ruff not installed (test extra)")
 def test_ruff_reports_nothing() -> None:
-    result = _run("ruff", "check", "vcg_otel", "tests", "benchmarks", "examples", "fuzz", ".ci")
+    result = _run("ruff", "check", "vcg_otel", "haystack_integrations", "tests", "benchmarks",
+                  "examples", "fuzz", ".ci")
     assert result.returncode == 0, result.stdout + result.stderr
 
 

@@ -156,7 +156,7 @@ def test_treat_misattributed_defaults_to_false_and_is_saved_as_a_boolean(
     assert legacy.get_component("checker").treat_misattributed_as_consistent is False
 
 
-# --- issue 19 item 6: every citation comes out on one side -----------------------------------------
+# --- issue 19 item 6: every citation comes out on one side ------------------------------------
 
 def test_every_citation_past_max_citations_comes_out_inconsistent_with_its_reason() -> None:
     citations = [_honest(FIRST, i) for i in range(5)]
