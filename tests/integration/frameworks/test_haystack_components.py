@@ -13,6 +13,7 @@ real arXiv abstracts (benchmarks/data), quotes cut from them.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
@@ -257,3 +258,11 @@ def test_a_misattributed_quote_names_the_real_id_of_the_document_it_is_in() -> N
     out = CitationConsistencyChecker().run(citations=[_moved()], documents=docs)
     moved = out["inconsistent"][0]
     assert (moved.status, moved.matched_document_id) == ("misattributed", SECOND)
+
+
+def test_run_async_routes_every_citation_past_max_citations_too() -> None:
+    citations = [_honest(FIRST, i) for i in range(3)]
+    checker = CitationConsistencyChecker(settings={"max_citations": 2})
+    out = asyncio.run(checker.run_async(citations=citations, documents=_docs()))
+    assert _statuses(out) == {"consistent": [("found", None)] * 2,
+                              "inconsistent": [("unverifiable", "max_citations")]}
