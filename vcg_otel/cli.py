@@ -484,7 +484,7 @@ def _audit(args: argparse.Namespace, out: TextIO, err: TextIO, results: Results 
                 report = auditor.audit(citations, answer_docs)
                 if tracer is not None:
                     emit_audit(tracer, report, telemetry.content,
-                               {"citation.answer.id": str(answer_id)},
+                               {semconv.ANSWER_ID: str(answer_id)},
                                check_spans=telemetry.check_spans,
                                span_events=telemetry.span_events,
                                meter_provider=telemetry.meter_provider,

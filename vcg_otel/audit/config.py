@@ -55,7 +55,8 @@ class AuditConfig(Config):
         max_tokens: judge tokens per audit (``VCG_OTEL_MAX_JUDGE_TOKENS``; default unlimited).
         judge_sample_rate: fraction of found quotes sent to the judge, decided by a hash of
             claim and passage (``VCG_OTEL_JUDGE_SAMPLE_RATE``; default 1).
-        cache: remember verdicts of (claim, passage, model) within the auditor: ``True`` for
+        cache: remember verdicts within the auditor, keyed by everything the judge was shown
+            (model, prompt version, claim, quote, source): ``True`` for
             a private :class:`~vcg_otel.audit.VerdictCache`, a cache object to share one,
             ``False`` (or ``None``) for none (``VCG_OTEL_JUDGE_CACHE``; default true); always
             ``True``, ``False`` or a cache once built.

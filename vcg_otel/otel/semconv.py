@@ -83,6 +83,7 @@ STATUS_DROPPED = "dropped"  # the background queue was full
 #: citations, but no documents anywhere: each citation unverifiable
 STATUS_NO_DOCUMENTS = "no_documents"
 AUDIT_MODE = "citation.audit.mode"
+ANSWER_ID = "citation.answer.id"  # the CLI: the logged answer audited (its "id", else line)
 AUDIT_ERROR = "citation.audit.error"  # type of an internal error (recorded, swallowed)
 AUDIT_TOKENS_TOTAL = "citation.audit.tokens.total"
 AUDIT_COST = "citation.audit.cost"
