@@ -442,6 +442,7 @@ def _audit(args: argparse.Namespace, out: TextIO, err: TextIO, results: Results 
     from .extract import extract_citations, extract_documents
     from .judge.verdict import Usage
     from .llm import judge_from_env
+    from .otel import semconv
 
     docs_path, answers_path = Path(args.docs), Path(args.answers)
     docs = load_documents(docs_path)
