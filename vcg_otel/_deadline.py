@@ -9,7 +9,9 @@ handler returns, is shared by every step of that call and checked inside their l
 cuts is ``unverifiable`` with reason ``deadline`` (:data:`vcg_otel.otel.semconv.REASON_DEADLINE`),
 never a fabrication. The judge's own calls are not covered: they keep their ``timeout``.
 
-The clock is injectable so that tests can advance time without waiting for it.
+The clock is injectable (``clock=``, or this module's :data:`default_clock` for deadlines made
+without one, such as the decorator's) so that tests can advance time by the work done
+instead of waiting for it.
 """
 
 from __future__ import annotations
@@ -18,7 +20,10 @@ import math
 import time
 from collections.abc import Callable
 
-__all__ = ["Deadline", "DeadlineReached"]
+__all__ = ["Deadline", "DeadlineReached", "default_clock"]
+
+#: The clock of deadlines made without one: monotonic seconds.
+default_clock: Callable[[], float] = time.monotonic
 
 
 class DeadlineReached(Exception):
@@ -27,18 +32,17 @@ class DeadlineReached(Exception):
 
 
 class Deadline:
-    """A point in time on ``clock`` (``time.monotonic`` by default), ``seconds`` from now.
-
-    ``seconds=None`` never expires (background audits, batch use).
+    """A point in time on ``clock`` (by default the module's :data:`default_clock`, read when the
+    deadline is made), ``seconds`` from now. ``seconds=None`` never expires.
     """
 
     __slots__ = ("at", "clock", "seconds")
 
     def __init__(self, seconds: float | None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
-        self.clock = clock
+                 clock: Callable[[], float] | None = None) -> None:
+        self.clock: Callable[[], float] = clock if clock is not None else default_clock
         self.seconds = seconds
-        self.at = math.inf if seconds is None else clock() + seconds
+        self.at = math.inf if seconds is None else self.clock() + seconds
 
     def expired(self) -> bool:
         """Whether the deadline has passed."""
