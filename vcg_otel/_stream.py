@@ -62,14 +62,13 @@ class StreamKept:
         elif self._text_only:
             self._flush()
             self._text_only = False
-        if len(self._items) + len(self._loose) >= self.nodes:
-            self.limit = self.limit or "nodes"
-            self.dropped += self.limit == "nodes"
-            return
-        if self._text_only:
+        if self._text_only:  # one string in the end: one node, however many chunks
             self._loose.append(chunk)
             if len(self._loose) >= _JOIN_EVERY:
                 self._flush()
+        elif len(self._items) >= self.nodes:  # each item costs extraction a node at least
+            self.limit = self.limit or "nodes"
+            self.dropped += self.limit == "nodes"
         else:
             self._items.append(chunk)
 
