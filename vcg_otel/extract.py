@@ -135,10 +135,11 @@ class Budget:
         :attr:`exhausted` when it is."""
         if self.exhausted is not None:
             return True
-        if self._clock() > self.deadline:
-            self.exhausted = "seconds"
-        elif self.call_deadline is not None and self.call_deadline.expired():
+        now = self._clock()  # one look serves both (the call's deadline is on this clock)
+        if self.call_deadline is not None and now >= self.call_deadline.at:
             self.exhausted = semconv.REASON_DEADLINE
+        elif now > self.deadline:
+            self.exhausted = "seconds"
         return self.exhausted is not None
 
     def take(self, nodes: int = 1) -> bool:

@@ -248,12 +248,10 @@ def _clean(text: str, start: int, end: int, spans: Sequence[tuple[int, int]],
 def claims_for(text: str, markers: Sequence[Marker],
                documents: DocumentSet | None = None) -> list[MarkedClaim]:
     """The claim of each marker (sentence or clause; module docstring), one per source."""
-    if not markers:
+    if not markers or not within_budget():  # the time is up (the walk's, the call's deadline)
         return []
     spans = sorted((m.start, m.end) for m in markers if m.end > m.start)
     ends = [b for _, b in spans]  # non-decreasing: markers never overlap one another
-    if not within_budget():  # the extraction's time is up (its seconds, the call's deadline)
-        return []
     # The sentences holding a marker start before the last marker's end and are at most
     # MAX_SENTENCE_CHARS long: the text beyond twice that after it splits no sentence used
     # here (an answer whose markers were cut short is split no further than they reach).
