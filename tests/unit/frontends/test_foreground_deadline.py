@@ -9,6 +9,7 @@ own calls are not cut.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
@@ -109,6 +110,21 @@ def test_documents_cut_by_the_deadline_leave_every_citation_unverifiable_never_n
     checks = _checks(telemetry)
     assert [c[semconv.VERDICT] for c in checks] == ["unverifiable", "unverifiable"]
     assert [c[semconv.JUDGE_SKIPPED] for c in checks] == [semconv.REASON_DEADLINE] * 2
+
+
+def test_an_async_handlers_documents_cut_by_the_deadline_are_cut_the_same_way(
+        telemetry: Telemetry, clock: FakeClock) -> None:
+    slow = SlowReads(clock)
+
+    @audited_citations(foreground_deadline=0.3, **telemetry.providers)
+    async def answer(documents: Any) -> dict[str, Any]:
+        return {"citations": [HONEST]}
+
+    assert asyncio.run(answer(slow)) == {"citations": [HONEST]}
+    assert slow._reads == 4
+    (check,) = _checks(telemetry)
+    assert (check[semconv.VERDICT], check[semconv.JUDGE_SKIPPED]) == (
+        "unverifiable", semconv.REASON_DEADLINE)
 
 
 # --- input 2: 85,000 [n] markers -----------------------------------------------------------

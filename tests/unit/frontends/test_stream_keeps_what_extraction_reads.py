@@ -131,3 +131,21 @@ def test_kept_chunks_are_counted_by_the_extraction_limits() -> None:
         short.add(chunk)
     assert (short.value(), short.limit, short.dropped) == ("one two", None, 0)
     assert StreamKept().value() == []  # an empty stream reads as before: an empty list
+
+
+def test_a_background_audit_of_a_cut_stream_says_so_too(telemetry: Telemetry) -> None:
+    from vcg_otel.otel.background import runner
+
+    @audited_citations(background=True, **telemetry.providers)
+    def answer(documents: dict[str, str]) -> Iterator[str]:
+        yield HONEST_TEXT
+        yield "z" * (MAX_TEXT_CHARS + 10)  # one chunk past the limit: kept up to it
+        yield "never kept"
+
+    assert list(answer(DOCS))[-1] == "never kept"
+    assert runner.flush(10)
+    span = _audit_span(telemetry)
+    assert span.attributes[semconv.AUDIT_EXTRACT_LIMIT] == "text_chars"
+    assert span.attributes[semconv.AUDIT_STREAM_DROPPED] == 2
+    (check,) = telemetry.spans(semconv.SPAN_CHECK)
+    assert check.attributes[semconv.GATE_RESULT] == "found"
