@@ -40,15 +40,18 @@ from __future__ import annotations
 import math
 import re
 import sys
+import threading
 import time
 from array import array
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Literal
 
-from ._deadline import Deadline
+from ._deadline import Deadline, DeadlineReached
+from ._executor import DaemonExecutor
 from ._lru import BoundedLRU
 from .documents import DocumentSet
 from .gate.normalize import normalize
@@ -392,6 +395,57 @@ def _index(text: str, deadline: Deadline | None = None) -> _DocIndex:
     return hit
 
 
+# --- builds the foreground deadline cut, finished off the host's wait --------------------------
+#
+# A build the deadline cuts is thrown away; the next call over the same documents would be cut
+# the same way, for ever. The texts of the cut locator are indexed instead on one daemon
+# thread (in slices that let the host run, as every build), so that a later call finds them
+# in the cache. Only when they all fit in the cache; a few texts at a time.
+
+#: Texts waiting to be indexed after a cut, at most (more are not queued).
+FINISH_QUEUE = 8
+_FINISHING: dict[int, str] = {}  # id -> text, queued or being indexed
+_FINISH_LOCK = threading.Lock()
+_FINISHER: list[DaemonExecutor] = []  # made on first use
+
+
+def _finish_later(texts: Collection[str]) -> Future[None] | None:
+    """Index ``texts`` on the finisher thread (those not cached nor queued already); the
+    future of that work, or ``None`` when nothing was queued (all cached, or too many)."""
+    if len(texts) > INDEX_CACHE_ENTRIES:  # they could never all be cached at once
+        return None
+    with _FINISH_LOCK:
+        todo = [t for t in texts if type(t) is str and id(t) not in _FINISHING
+                and _cacheable(t) and _INDEXES.get(t) is None]
+        if not todo or len(_FINISHING) + len(todo) > FINISH_QUEUE:
+            return None
+        for text in todo:
+            _FINISHING[id(text)] = text
+        if not _FINISHER:
+            _FINISHER.append(DaemonExecutor(1, "vcg-otel-evidence"))
+        return _FINISHER[0].submit(_finish, todo)
+
+
+#: An index alone costs about this many bytes per character of English prose (measured: 63 MB
+#: for a 20 MB text, the text's own 20 MB included): the cache's entry is that plus the text.
+_BYTES_PER_CHAR = 2
+
+
+def _cacheable(text: str) -> bool:
+    """Whether ``text``'s index would fit in the cache (else building it later is waste)."""
+    return len(text) * _BYTES_PER_CHAR + sys.getsizeof(text) <= INDEX_CACHE_BYTES
+
+
+def _finish(texts: list[str]) -> None:
+    try:
+        for text in texts:
+            _index(text)
+    finally:
+        with _FINISH_LOCK:
+            for text in texts:
+                _FINISHING.pop(id(text), None)
+
+
 @dataclass(frozen=True, slots=True)
 class Passage:
     """A stretch of a document that matches the claim.
@@ -488,10 +542,14 @@ class EvidenceLocator:
             else {str(k): v for k, v in documents.items()})
         self._deadline = deadline
         self._indexes: dict[str, _DocIndex] = {}
-        for key, text in self._texts.items():
-            if deadline is not None:
-                deadline.check()
-            self._indexes[key] = _index(text, deadline)
+        try:
+            for key, text in self._texts.items():
+                if deadline is not None:
+                    deadline.check()
+                self._indexes[key] = _index(text, deadline)
+        except DeadlineReached:
+            _finish_later(self._texts.values())  # for the next call (see _finish_later)
+            raise
         count = sum(len(idx.lengths) for idx in self._indexes.values())
         self._n = max(count, 1)
         self._avg = sum(idx.total for idx in self._indexes.values()) / count if count else 1.0

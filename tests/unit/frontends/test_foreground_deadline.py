@@ -153,6 +153,9 @@ def test_an_answer_with_85k_markers_is_read_only_until_the_deadline(
 
 
 def _counting_builds(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Count the index builds that complete; builds the deadline cut are not finished later
+    here (the test after these proves that they are)."""
+    monkeypatch.setattr(evidence, "_finish_later", lambda texts: None)
     built: list[int] = []
     build = evidence._build
 
@@ -204,6 +207,29 @@ def test_a_20mb_quoteless_citation_is_cut_inside_the_index_build_and_nothing_is_
     assert evidence._INDEXES.get(report_text) is None
     # a look per slice of 16 kB: at most 300 of the 1,200 slices were indexed
     assert clock.looks <= 310
+
+
+def test_a_build_the_deadline_cut_is_finished_off_the_hosts_wait_for_the_next_call() -> None:
+    text = long_report(2, n=77)  # a text of its own: not cached by another test
+    citation = Citation("The proposed model improves accuracy on long documents.", "1")
+    auditor = Auditor(lambda system, user: SUPPORTS)
+    first = auditor.audit([citation], {"1": text}, deadline=Deadline(0.05, FakeClock(0.001)))
+    assert first.results[0].judge_skipped == semconv.REASON_DEADLINE
+    # the cut build was queued on the finisher thread (one worker: a no-op queued after it
+    # returns once it is done), which indexes the text whole
+    assert evidence._FINISHER[0].submit(lambda: None).result(timeout=60) is None
+    assert evidence._INDEXES.get(text) is not None
+    # the next call finds it cached: located and judged within the same deadline
+    second = auditor.audit([citation], {"1": text}, deadline=Deadline(0.05, FakeClock(0.001)))
+    assert second.results[0].outcome is Outcome.SUPPORTS
+
+
+def test_documents_that_could_never_all_be_cached_are_not_indexed_after_a_cut() -> None:
+    many = [f"Report {i}. The model improves accuracy."
+            for i in range(evidence.INDEX_CACHE_ENTRIES + 1)]
+    assert evidence._finish_later(many) is None
+    huge = "word " * (evidence.INDEX_CACHE_BYTES // 5)  # an index larger than the cache
+    assert evidence._finish_later([huge]) is None
 
 
 # --- the gate, the judge, the setting ---------------------------------------------------------
