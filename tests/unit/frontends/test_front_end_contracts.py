@@ -244,10 +244,10 @@ def _boom(arguments: Any, result: Any) -> Any:
 class _BrokenAuditor(Auditor):
     """A real auditor whose audit raises (an Exception from inside the pipeline)."""
 
-    def audit(self, citations: Any, documents: Any) -> Any:
+    def audit(self, citations: Any, documents: Any, **options: Any) -> Any:
         raise RuntimeError("audit failed")
 
-    async def aaudit(self, citations: Any, documents: Any) -> Any:
+    async def aaudit(self, citations: Any, documents: Any, **options: Any) -> Any:
         raise RuntimeError("audit failed")
 
 
