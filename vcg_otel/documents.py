@@ -51,7 +51,7 @@ Haystack pipeline) is kept once, with the position of its first list.
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, fields
 from functools import lru_cache
 from operator import attrgetter
@@ -536,6 +536,14 @@ class DocumentSet(Corpus):
         built on first use and kept with the set: a set of chunks built again by
         :meth:`from_sources` (the same retrieval) shares them, normalized forms included."""
         return self._joined.built(self.chunks)
+
+    def joined_parts(self, keys: Collection[str] | None = None) -> list[Run]:
+        """The rebuilt texts made only of chunks in ``keys`` (all of them when ``None``): a
+        citation joins only chunks it named. Their keys resolve in :meth:`text`."""
+        if keys is None:
+            return list(self.runs)
+        wanted = keys if isinstance(keys, frozenset) else frozenset(keys)
+        return [part for run in self.runs for part in self._joined.segments(run, wanted)]
 
     def text(self, doc_id: Any) -> str:
         """The original text of a chunk, or of a rebuilt text a match names (``KeyError`` if

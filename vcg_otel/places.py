@@ -85,11 +85,15 @@ class Run:
         reach = pieces[i].end
         k = i
         while reach < end and k + 1 < len(pieces):
-            best = k + 1  # the farthest-reaching piece that starts inside what is covered
+            # of the pieces starting inside what is covered: the first that reaches the end,
+            # else the one reaching farthest
+            best = k + 1
             for j in range(k + 1, len(pieces)):
                 if pieces[j].at > reach:
                     break
                 best = j
+                if pieces[j].end >= end:
+                    break
             k = best
             cover.append(pieces[k])
             reach = pieces[k].end
