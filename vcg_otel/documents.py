@@ -584,10 +584,11 @@ class DocumentSet(Corpus):
     def _gate_joined(self, quote: str, match: GateMatch, cited: str | None, how: Resolution,
                      group: tuple[str, ...], max_gap: int,
                      budget: SearchBudget) -> ResolvedMatch:
-        """After the chunk-by-chunk gate (``match``) failed to find the quote where cited: a
-        quote crossing chunk boundaries of the cited file is ``found``; one crossing them in
-        another file makes a ``not_found`` quote ``misattributed``. A frankenquote stays
-        what ``match`` says: only chunks proven consecutive are joined."""
+        """After the chunk-by-chunk gate (``match``) failed to find the quote where cited (and,
+        for a group of several chunks, across them: :meth:`gate` searched that first): one
+        crossing chunk boundaries of another file makes a ``not_found`` quote
+        ``misattributed``. A frankenquote stays what ``match`` says: only chunks proven
+        consecutive are joined."""
         reason = match.reason
         if (reason in (NotFoundReason.EMPTY_QUOTE, NotFoundReason.QUOTE_TOO_LONG,
                        NotFoundReason.SEARCH_LIMIT) or not self.runs):
@@ -595,10 +596,6 @@ class DocumentSet(Corpus):
         parsed = parse_quote(quote)
         mine = frozenset(group)
         try:
-            if group:
-                hit = self._in_runs(parsed, mine, frozenset(), max_gap, budget)
-                if hit is not None:
-                    return _joined(GateResult.FOUND, cited, hit[0], hit[1], how, group, hit[2])
             if match.result is GateResult.NOT_FOUND:
                 hit = self._in_runs(parsed, None, mine, max_gap, budget)
                 if hit is not None:
@@ -687,13 +684,24 @@ class DocumentSet(Corpus):
                     if where is not None:
                         match = checked_quote_gate(quote, key, self, max_gap, budget)
                         return _resolved(match, cited, how, group, self)
+                if self.runs:  # in no chunk of the group: across its chunks, before elsewhere
+                    try:
+                        hit = self._in_runs(parsed, frozenset(group), frozenset(), max_gap,
+                                            budget)
+                    except SearchLimitReached:
+                        limited = GateMatch(GateResult.NOT_FOUND, cited,
+                                            reason=NotFoundReason.SEARCH_LIMIT)
+                        return _resolved(limited, cited, how, group)
+                    if hit is not None:
+                        return _joined(GateResult.FOUND, cited, hit[0], hit[1], how, group,
+                                       hit[2])
         # One chunk (the common case: one search, not two), or in no chunk of the group: the
         # plain gate against the first one excludes it, and any others were just searched, so
         # anything it finds is outside the group.
         match = checked_quote_gate(quote, group[0], self, max_gap, budget)
         if match.found:
             return _resolved(match, cited, how, group, self)
-        # in no chunk where cited: the texts of consecutive chunks (a quote the splitter cut)
+        # in no chunk where cited: in another file's consecutive chunks?
         return self._gate_joined(quote, match, cited, how, group, max_gap, budget)
 
 
