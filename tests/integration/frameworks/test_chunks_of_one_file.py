@@ -233,3 +233,34 @@ def test_a_match_across_chunks_is_on_the_check_span() -> None:
         start, end)
     assert attrs[semconv.GATE_MATCH_CHUNK_START] == start - s.spans[i][0]
     assert attrs[semconv.GATE_MATCH_CHUNK_END] == end - s.spans[i + 1][0]
+
+
+def test_haystack_chunks_naming_no_file_are_one_text_by_their_source_id() -> None:
+    """Haystack's splitter records the parent document's id (``source_id``) next to each
+    ``split_id``: chunks of a document that had no file path are joined by it, and a quote
+    cited by that id crosses their boundary."""
+    from haystack import Document
+    from haystack.components.preprocessors import DocumentSplitter
+
+    text = files(1)[0]
+    parent = Document(content=text)
+    chunks = DocumentSplitter(split_by="word", split_length=50, split_overlap=12).run(
+        [parent])["documents"]
+    spans = [(d.meta["split_idx_start"], d.meta["split_idx_start"] + len(d.content))
+             for d in chunks]
+    s = Split("haystack", parent.id, text, list(chunks), spans)
+    quote, start, end = crossing(s, s.joinable()[0])
+    match = _gate(documents(chunks), parent.id, quote)
+    assert match == "found" and (match.file_start, match.file_end) == (start, end)
+
+
+def test_llamaindex_retrieval_results_are_joined_through_their_nodes() -> None:
+    """A retriever returns ``NodeWithScore``: the node under it carries the file (its SOURCE
+    relationship) and the offsets."""
+    from llama_index.core.schema import NodeWithScore
+
+    s = _split("llamaindex")
+    quote, start, end = crossing(s, s.joinable()[0])
+    scored = [NodeWithScore(node=n, score=0.5) for n in reversed(s.chunks)]
+    match = _gate(documents({"source_nodes": scored}), "paper-0.txt", quote)
+    assert match == "found" and (match.file_start, match.file_end) == (start, end)
