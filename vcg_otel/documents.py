@@ -165,6 +165,9 @@ def _locus(item: Any, meta: Mapping[str, Any], text: str) -> Locus | None:
     for key in _FILE_PATHS:
         if file is None:
             file = _ident(meta.get(key))
+            page = meta.get("page")  # page-per-document loaders (LangChain's PDF loaders):
+            if file is not None and isinstance(page, (int, str)):  # the splitter split a page
+                file = f"{file}\x00page {page}"
     if file is None and "split_id" in meta:
         file = _ident(meta.get("source_id"))
     if file is None:

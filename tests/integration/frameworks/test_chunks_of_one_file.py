@@ -264,3 +264,33 @@ def test_llamaindex_retrieval_results_are_joined_through_their_nodes() -> None:
     scored = [NodeWithScore(node=n, score=0.5) for n in reversed(s.chunks)]
     match = _gate(documents({"source_nodes": scored}), "paper-0.txt", quote)
     assert match == "found" and (match.file_start, match.file_end) == (start, end)
+
+
+def test_pages_of_one_pdf_are_separate_texts() -> None:
+    """LangChain's PDF loaders make one document per page (same ``source``, a ``page``); the
+    splitter's ``start_index`` then counts from the page's start. Chunks of two pages are
+    never joined, and file offsets are those of the page the splitter split."""
+    from langchain_core.documents import Document as LCDocument
+    from langchain_text_splitters import RecursiveCharacterTextSplitter
+
+    pages = files(2)
+    splitter = RecursiveCharacterTextSplitter(chunk_size=320, chunk_overlap=96,
+                                              add_start_index=True)
+    chunks = splitter.split_documents([
+        LCDocument(page_content=text, metadata={"source": "paper.pdf", "page": n})
+        for n, text in enumerate(pages)])
+    docs = documents(chunks)
+    page_of = {c.key: c.locus.file for c in docs.chunks if c.locus is not None}
+    assert len(set(page_of.values())) == 2
+    assert all(len({page_of[k] for k in run.keys}) == 1 for run in docs.runs)
+    last_of_first = max((c for c in chunks if c.metadata["page"] == 0),
+                        key=lambda c: c.metadata["start_index"]).page_content
+    quote = " ".join(last_of_first.split()[-5:]) + " " + " ".join(pages[1].split()[:5])
+    assert _gate(docs, "paper.pdf", quote) == "not_found"
+    second = [c for c in chunks if c.metadata["page"] == 1]
+    s = Split("langchain", "paper.pdf", pages[1], second,
+              [(c.metadata["start_index"], c.metadata["start_index"] + len(c.page_content))
+               for c in second])
+    honest, start, end = crossing(s, s.joinable()[0])
+    match = _gate(docs, "paper.pdf", honest)
+    assert match == "found" and (match.file_start, match.file_end) == (start, end)
