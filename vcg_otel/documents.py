@@ -29,6 +29,14 @@ Rules (deliberate, and tested):
   names that chunk (:attr:`GateMatch.document_id`) and the offsets in its text. An identifier
   several files share (two ``README.md`` in different folders cited as ``README``) resolves to
   all of them: the answer could not have been more precise under that name.
+* **Chunks of one file are one text.** A splitter cuts sentences; a quote crossing the cut
+  is in no chunk. Chunks naming the same file (LlamaIndex ``ref_doc_id``, metadata
+  ``file_path``/``source``/``file_name``, Haystack's ``source_id`` next to ``split_id``) that
+  are *proven* consecutive (by the splitter's offsets, or an exact overlap: see
+  :mod:`vcg_otel.stitch`) are also searched as the file's rebuilt text, after each chunk; a
+  match there names the chunks it lies in and its offsets in them and in the file
+  (:class:`ResolvedMatch`). A gap (chunk 3 and chunk 7) is never bridged, so a quote joining
+  places that are not adjacent stays ``not_found``. A citation joins only the chunks it names.
 * **Positions**: apps number their context from 0 (LangChain's citation how-to, Anthropic's
   ``document_index``) or from 1 (LlamaIndex's ``CitationQueryEngine``, "[1]" styles). By
   default a cited number ``n`` resolves to the chunks at 0-based positions ``n`` *and*

@@ -107,3 +107,21 @@ def test_a_citation_joins_only_the_chunks_it_names() -> None:
     assert far not in FILE[300:700] and far not in FILE[600:1000]
     assert docs.gate(Citation("c", "c1", far)) == "misattributed"  # in c1..c2, c2 not cited
     assert docs.gate(Citation("c", "paper.txt", far)) == "found"
+
+
+def test_a_search_cut_short_across_chunks_is_never_a_fabrication() -> None:
+    """Whatever the budget, a quote across chunks is found or cut short (``search_limit``),
+    never ``no_match``: running out is not showing it absent."""
+    from vcg_otel.gate.search import SearchBudget
+
+    docs = DocumentSet()
+    for pos, (start, end) in enumerate([(0, 400), (300, 700), (600, 1000)]):
+        docs.add_chunk(FILE[start:end], [("paper.txt", "path")], pos, Locus("paper.txt", start))
+    quote = FILE[FILE.rfind(" ", 0, 280) + 1:FILE.find(" ", 420)]
+    outcomes = set()
+    for steps in range(1, 120):
+        match = docs.gate(Citation("c", "paper.txt", quote), budget=SearchBudget(steps))
+        assert match is not None
+        outcomes.add((match.result.value, None if match.reason is None else match.reason.value))
+    assert outcomes <= {("found", None), ("not_found", "search_limit")}
+    assert ("found", None) in outcomes
