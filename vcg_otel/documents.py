@@ -29,6 +29,14 @@ Rules (deliberate, and tested):
   names that chunk (:attr:`GateMatch.document_id`) and the offsets in its text. An identifier
   several files share (two ``README.md`` in different folders cited as ``README``) resolves to
   all of them: the answer could not have been more precise under that name.
+* **Chunks of one file are one text.** A splitter cuts sentences; a quote crossing the cut
+  is in no chunk. Chunks naming the same file (LlamaIndex ``ref_doc_id``, metadata
+  ``file_path``/``source``/``file_name``, Haystack's ``source_id`` next to ``split_id``) that
+  are *proven* consecutive (by the splitter's offsets, or an exact overlap: see
+  :mod:`vcg_otel.stitch`) are also searched as the file's rebuilt text, after each chunk; a
+  match there names the chunks it lies in and its offsets in them and in the file
+  (:class:`ResolvedMatch`). A gap (chunk 3 and chunk 7) is never bridged, so a quote joining
+  places that are not adjacent stays ``not_found``. A citation joins only the chunks it names.
 * **Positions**: apps number their context from 0 (LangChain's citation how-to, Anthropic's
   ``document_index``) or from 1 (LlamaIndex's ``CitationQueryEngine``, "[1]" styles). By
   default a cited number ``n`` resolves to the chunks at 0-based positions ``n`` *and*
@@ -51,7 +59,7 @@ Haystack pipeline) is kept once, with the position of its first list.
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, fields
 from functools import lru_cache
 from operator import attrgetter
@@ -64,7 +72,11 @@ from .extract import _doc_text as _text
 from .gate import Corpus, GateMatch, GateResult, NotFoundReason, parse_quote, quote_gate, span_gate
 from .gate.api import MAX_QUOTE_CHARS, checked_quote_gate, search_arguments
 from .gate.corpus import ContentKey
-from .gate.search import DEFAULT_MAX_GAP, SearchBudget, SearchLimitReached
+from .gate.quote import ParsedQuote
+from .gate.search import DEFAULT_MAX_GAP, SearchBudget, SearchLimitReached, Span, find_quote
+from .otel import semconv
+from .places import Run
+from .stitch import Locus, runs
 
 __all__ = [
     "DOCUMENT_KEYS",
@@ -93,8 +105,17 @@ _LEVELS = ("id", "path", "basename", "stem", "position", "case_insensitive")
 Resolution = str  # one of _LEVELS, "any" (no id cited) or "unresolved"
 Names = list[tuple[str, str]]  # (identifier, level), strongest first
 Found = tuple[str, "int | None", Names]  # (text, position, names)
-# One chunk to add: (text, position, names), in the order of DocumentSet.add_chunk's effect.
-_Entry = tuple[str, "int | None", tuple[tuple[str, str], ...]]
+_Located = tuple[str, "int | None", Names, "Locus | None"]  # ... and where it sits in its file
+# One chunk to add: (text, position, names, locus), in the order of DocumentSet.add_chunk's
+# effect.
+_Entry = tuple[str, "int | None", tuple[tuple[str, str], ...], "Locus | None"]
+# The file a chunk was split from, strongest first: LlamaIndex's SOURCE relationship, then the
+# metadata paths; Haystack's ``source_id`` only next to its splitter's ``split_id`` (elsewhere
+# apps use ``source_id`` for the chunk's own id).
+_FILE_PATHS = ("file_path", "source", "file_name")
+# Splitter offsets of a chunk's first character in its file (LangChain, Haystack), and
+# LlamaIndex's node attributes.
+_META_STARTS = ("start_index", "split_idx_start")
 
 
 def _ident(value: Any) -> str | None:
@@ -128,15 +149,49 @@ class Chunk:
         text: what the prompt could show.
         position: 0-based place in the list it came from (``None`` for a mapping entry).
         names: ``(identifier, level)`` pairs, strongest first (levels as in the module doc).
+        locus: the file it was split from and the splitter's offset in it
+            (:mod:`vcg_otel.stitch`: chunks of one file proven consecutive are searched as
+            one text); ``None`` when it names no file.
     """
 
     key: str
     text: str
     position: int | None
     names: tuple[tuple[str, str], ...]
+    locus: Locus | None = None
 
 
-def _names(item: Any, id_keys: Sequence[str]) -> Names:
+def _offset(value: Any) -> int | None:
+    return value if type(value) is int and value >= 0 else None
+
+
+def _locus(item: Any, meta: Mapping[str, Any], text: str) -> Locus | None:
+    """Where a framework chunk says it sits: its file (see :data:`_FILE_PATHS`) and the
+    splitter's offset, kept only when consistent with its text (an end offset, if given,
+    ``len(text)`` after the start)."""
+    file = _ident(_get(item, "ref_doc_id"))
+    for key in _FILE_PATHS:
+        if file is None:
+            file = _ident(meta.get(key))
+            page = meta.get("page")  # page-per-document loaders (LangChain's PDF loaders):
+            if file is not None and isinstance(page, (int, str)):  # the splitter split a page
+                file = f"{file}\x00page {page}"
+    if file is None and "split_id" in meta:
+        file = _ident(meta.get("source_id"))
+    if file is None:
+        return None
+    start = end = None
+    for key in _META_STARTS:
+        if start is None:
+            start = _offset(meta.get(key))
+    if start is None:
+        start, end = _offset(_get(item, "start_char_idx")), _offset(_get(item, "end_char_idx"))
+    if start is not None and end is not None and end - start != len(text):
+        start = None  # the text was changed after splitting: the offset is not its own
+    return Locus(file, start)
+
+
+def _names(item: Any, id_keys: Sequence[str], meta: Mapping[str, Any]) -> Names:
     names: Names = []
     for attr in _ID_ATTRS:
         ident = _ident(_get(item, attr))
@@ -145,7 +200,6 @@ def _names(item: Any, id_keys: Sequence[str]) -> Names:
     ref = _ident(_get(item, "ref_doc_id"))  # LlamaIndex: the file a node was split from
     if ref is not None:
         names.append((ref, "id"))
-    meta = _metadata(item)
     for key in (*id_keys, *_META_IDS):
         ident = _ident(meta.get(key))
         if ident is not None:
@@ -167,15 +221,16 @@ def _names(item: Any, id_keys: Sequence[str]) -> Names:
     return unique
 
 
-def _chunk_of(item: Any, id_keys: Sequence[str]) -> tuple[str, Names] | None:
+def _chunk_of(item: Any, id_keys: Sequence[str]) -> tuple[str, Names, Locus | None] | None:
     if isinstance(item, str):
-        return item, []
+        return item, [], None
     node = _get(item, "node")  # LlamaIndex NodeWithScore: the node carries ref_doc_id
     target = node if node is not None and _text(node) is not None else item
     text = _text(target)
     if text is None:
         return None
-    return text, _names(target, id_keys)
+    meta = _metadata(target)
+    return text, _names(target, id_keys, meta), _locus(target, meta, text)
 
 
 def find_chunks(obj: Any, id_keys: Sequence[str] = (),
@@ -190,6 +245,13 @@ def find_chunks(obj: Any, id_keys: Sequence[str] = (),
     :class:`~vcg_otel.extract.Budget`: a node per container and item; each container is
     visited once); when it runs out the walk stops and keeps what it found.
     """
+    for text, position, names, _ in _located_chunks(obj, id_keys, budget):
+        yield text, position, names
+
+
+def _located_chunks(obj: Any, id_keys: Sequence[str],
+                    budget: Budget | None) -> Iterator[_Located]:
+    """:func:`find_chunks`, with each chunk's :class:`~vcg_otel.stitch.Locus`."""
     walk = _Walker(tuple(id_keys), budget if budget is not None else Budget())
     with charging(walk.budget):  # attribute reads of app objects are charged to it
         yield from walk.walk(obj, 0)
@@ -209,7 +271,7 @@ class _Walker:
         self.seen[id(obj)] = obj
         return True
 
-    def walk(self, obj: Any, depth: int) -> Iterator[Found]:
+    def walk(self, obj: Any, depth: int) -> Iterator[_Located]:
         if depth > _MAX_DEPTH or obj is None or isinstance(obj, (str, bytes, int, float)):
             return
         if not self.enter(obj):
@@ -221,12 +283,12 @@ class _Walker:
         else:
             yield from self._object(obj, depth)
 
-    def _mapping(self, obj: Mapping[Any, Any], depth: int) -> Iterator[Found]:
+    def _mapping(self, obj: Mapping[Any, Any], depth: int) -> Iterator[_Located]:
         if (obj and self.budget.take(len(obj)) and all(isinstance(v, str) for v in obj.values())
                 and not _NOT_DOCUMENTS.intersection(obj)):
             for k, v in obj.items():
                 ident = _str_ident(k) if type(k) is str else _ident(k)
-                yield v, None, [] if ident is None else [(ident, "id")]
+                yield v, None, [] if ident is None else [(ident, "id")], None
             return
         for key in (*DOCUMENT_KEYS, *_NESTED_KEYS):
             if key in obj:
@@ -235,21 +297,21 @@ class _Walker:
             if isinstance(value, Mapping):
                 yield from self.walk(value, depth + 1)
 
-    def _sequence(self, obj: Sequence[Any], depth: int) -> Iterator[Found]:
+    def _sequence(self, obj: Sequence[Any], depth: int) -> Iterator[_Located]:
         for position, item in enumerate(obj):
             if not self.budget.take():
                 return
             found = _chunk_of(item, self.id_keys)
             if found is not None:
-                yield found[0], position, found[1]
+                yield found[0], position, found[1], found[2]
             elif not isinstance(item, str):
                 yield from self.walk(item, depth + 1)  # e.g. a list of GeneratedAnswer
 
-    def _object(self, obj: Any, depth: int) -> Iterator[Found]:
+    def _object(self, obj: Any, depth: int) -> Iterator[_Located]:
         if _text(obj) is not None and (_get(obj, "id") is not None or _metadata(obj)):
             found = _chunk_of(obj, self.id_keys)  # a single document returned on its own
             if found is not None:
-                yield found[0], 0, found[1]
+                yield found[0], 0, found[1], found[2]
                 return
         for key in (*DOCUMENT_KEYS, *_NESTED_KEYS):
             inner = _get(obj, key)
@@ -265,16 +327,53 @@ class ResolvedMatch(GateMatch):
         resolution: the level that matched (``id``, ``path``, ``basename``, ``stem``,
             ``position``, ``case_insensitive``), ``any`` (no id cited) or ``unresolved``.
         group: keys of every chunk the identifier resolved to (the quote was searched in all).
+        chunks: for a match that crosses chunk boundaries (found in the text of consecutive
+            chunks of one file, rebuilt by :mod:`vcg_otel.stitch`; :attr:`document_id` then
+            names that text, whose offsets ``start``/``end`` index it, and
+            :meth:`DocumentSet.text` returns it): the chunks it lies in, in file order.
+            Empty for a match inside one chunk.
+        chunk_start, chunk_end: for such a match, its start in the first of those chunks and
+            its end in the last.
+        file_start, file_end: the match's offsets in the file, when the splitter gave the
+            chunk's (or chunks') offsets; ``None`` otherwise.
     """
 
     resolution: Resolution = "unresolved"
     group: tuple[str, ...] = ()
+    chunks: tuple[str, ...] = ()
+    chunk_start: int | None = None
+    chunk_end: int | None = None
+    file_start: int | None = None
+    file_end: int | None = None
 
     def to_dict(self) -> dict[str, object]:
         data = GateMatch.to_dict(self)
         data["resolution"] = self.resolution
         data["group"] = list(self.group)
+        if self.chunks:
+            data.update(chunks=list(self.chunks), chunk_start=self.chunk_start,
+                        chunk_end=self.chunk_end)
+        if self.file_start is not None:
+            data.update(file_start=self.file_start, file_end=self.file_end)
         return data
+
+
+def match_attributes(match: GateMatch | None) -> dict[str, Any]:
+    """The ``citation.check`` attributes saying where a match lies in chunks and file (names
+    in :mod:`vcg_otel.otel.semconv`): for a match across chunks, how many and which, with its
+    offsets in the first and last; the file offsets whenever the splitter gave them."""
+    if not isinstance(match, ResolvedMatch):
+        return {}
+    attrs: dict[str, Any] = {}
+    if match.chunks:
+        attrs[semconv.GATE_MATCH_CHUNKS] = len(match.chunks)
+        attrs[semconv.GATE_MATCH_CHUNK_IDS] = list(match.chunks)
+        attrs[semconv.GATE_MATCH_CHUNK_START] = match.chunk_start
+        attrs[semconv.GATE_MATCH_CHUNK_END] = match.chunk_end
+    if match.file_start is not None and match.file_end is not None:
+        attrs[semconv.GATE_MATCH_FILE_START] = match.file_start
+        attrs[semconv.GATE_MATCH_FILE_END] = match.file_end
+    return attrs
 
 
 # GateMatch's fields in order (ResolvedMatch's first ones), read in one call.
@@ -283,11 +382,28 @@ assert fields(GateMatch)[1].name == "cited_document_id"
 
 
 def _resolved(match: GateMatch, cited: str | None, how: Resolution,
-              group: tuple[str, ...]) -> ResolvedMatch:
-    """``match`` as a :class:`ResolvedMatch` of the identifier as cited."""
+              group: tuple[str, ...], docs: DocumentSet | None = None) -> ResolvedMatch:
+    """``match`` as a :class:`ResolvedMatch` of the identifier as cited (with its file
+    offsets when ``docs`` knows the splitter offset of the chunk it is in)."""
     values = _match_values(match)
     args: list[Any] = [values[0], cited, *values[2:], how, group]
+    if docs is not None and match.document_id is not None and match.start is not None:
+        base = docs.file_offset(match.document_id)
+        if base is not None and match.end is not None:
+            args.extend(((), None, None, base + match.start, base + match.end))
     return ResolvedMatch(*args)
+
+
+def _joined(result: GateResult, cited: str | None, run: Run, span: Span, how: Resolution,
+            group: tuple[str, ...], normalized: Any) -> ResolvedMatch:
+    """A match in a rebuilt text (``normalized``: the run's normalized form)."""
+    start, end = normalized.original_span(span.start, span.end)
+    where = run.places(start, end)
+    return ResolvedMatch(
+        result, cited, run.key, start, end, run.text[start:end], span.elided,
+        tuple(normalized.original_span(s, e) for s, e in span.pieces), where.chunks,
+        None, how, group, where.chunks, where.chunk_start, where.chunk_end, where.file_start,
+        where.file_end)
 
 
 def _cacheable(entries: list[_Entry], position_base: int | None) -> bool:
@@ -296,8 +412,11 @@ def _cacheable(entries: list[_Entry], position_base: int | None) -> bool:
     likes)."""
     if position_base is not None and type(position_base) is not int:
         return False
-    for text, position, names in entries:
+    for text, position, names, locus in entries:
         if type(text) is not str or (position is not None and type(position) is not int):
+            return False
+        if locus is not None and (type(locus.file) is not str or (
+                locus.start is not None and type(locus.start) is not int)):
             return False
         for ident, level in names:
             if type(ident) is not str or type(level) is not str:
@@ -326,6 +445,7 @@ class DocumentSet(Corpus):
         self.position_base = position_base
         self.chunks: list[Chunk] = []
         self._table: dict[str, dict[str, list[str]]] = {level: {} for level in _LEVELS}
+        self._joined = _Joined()
         for chunk in chunks:
             self._add_chunk(chunk)
 
@@ -351,17 +471,17 @@ class DocumentSet(Corpus):
         budget = budget if budget is not None else Budget()
         for source in sources:
             if isinstance(source, DocumentSet):  # already resolved: kept as it is
-                entries.extend((c.text, c.position, c.names) for c in source.chunks)
+                entries.extend((c.text, c.position, c.names, c.locus) for c in source.chunks)
                 continue
             if isinstance(source, Corpus):  # a plain corpus: its ids
-                entries.extend((source.text(key), None, ((key, "id"),)) for key in source)
+                entries.extend((source.text(key), None, ((key, "id"),), None) for key in source)
                 continue
-            for text, position, names in find_chunks(source, id_keys, budget):
+            for text, position, names, locus in _located_chunks(source, id_keys, budget):
                 ident = (text, tuple([n for n in names if n[1] == "id"]))
                 if ident in seen:
                     continue
                 seen.add(ident)
-                entries.append((text, position, tuple(names)))
+                entries.append((text, position, tuple(names), locus))
         return cls._built(entries, position_base)
 
     @classmethod
@@ -370,14 +490,14 @@ class DocumentSet(Corpus):
         recently."""
         key = None
         if _cacheable(entries, position_base):
-            key = ContentKey((cls, position_base, tuple([(p, n) for _, p, n in entries])),
-                             tuple([t for t, _, _ in entries]))
+            key = ContentKey((cls, position_base, tuple([(p, n, c) for _, p, n, c in entries])),
+                             tuple([t for t, _, _, _ in entries]))
             original = _built_sets.get(key)
             if original is not None:
                 return original._fork()
         made = cls(position_base=position_base)
-        for text, position, names in entries:
-            made.add_chunk(text, names, position)
+        for text, position, names, locus in entries:
+            made.add_chunk(text, names, position, locus)
         if key is None:
             return made
         _built_sets.put(key, made)  # kept unchanged as the original: callers get forks
@@ -386,8 +506,9 @@ class DocumentSet(Corpus):
     # -- building ------------------------------------------------------------------------------
 
     def add_chunk(self, text: str, names: Sequence[tuple[str, str]] = (),
-                  position: int | None = None) -> Chunk:
-        """Add one chunk; its key is its first name (made unique), else ``str(position)``."""
+                  position: int | None = None, locus: Locus | None = None) -> Chunk:
+        """Add one chunk; its key is its first name (made unique), else ``str(position)``.
+        ``locus`` says which file it was split from (and where): see :mod:`vcg_otel.stitch`."""
         primary = names[0][0] if names else (str(position) if position is not None
                                              else str(len(self.chunks)))
         key = primary
@@ -395,7 +516,7 @@ class DocumentSet(Corpus):
             key = f"{primary}#{position if position is not None else len(self.chunks)}"
             while key in self:
                 key += "'"
-        chunk = Chunk(key, text, position, tuple(names))
+        chunk = Chunk(key, text, position, tuple(names), locus)
         self._add_chunk(chunk)
         return chunk
 
@@ -410,12 +531,91 @@ class DocumentSet(Corpus):
             raise ValueError(f"duplicate chunk key {chunk.key!r}")
         self.add(chunk.key, chunk.text)
         self.chunks.append(chunk)
+        self._joined = _Joined()  # the rebuilt texts are rebuilt on next use
         for ident, level in chunk.names:  # the key itself is a name only if it is one
             self._table[level].setdefault(ident, []).append(chunk.key)
             if level != "position":
                 self._table["case_insensitive"].setdefault(ident.casefold(), []).append(chunk.key)
         if chunk.position is not None:
             self._table["position"].setdefault(str(chunk.position), []).append(chunk.key)
+
+    # -- chunks of one file, joined (vcg_otel.stitch) --------------------------------------------
+
+    @property
+    def runs(self) -> tuple[Run, ...]:
+        """The texts rebuilt from consecutive chunks of one file (:mod:`vcg_otel.stitch`),
+        built on first use and kept with the set: a set of chunks built again by
+        :meth:`from_sources` (the same retrieval) shares them, normalized forms included."""
+        return self._joined.built(self.chunks)
+
+    def joined_parts(self, keys: Collection[str] | None = None) -> list[Run]:
+        """The rebuilt texts made only of chunks in ``keys`` (all of them when ``None``): a
+        citation joins only chunks it named. Their keys resolve in :meth:`text`."""
+        if keys is None:
+            return list(self.runs)
+        wanted = keys if isinstance(keys, frozenset) else frozenset(keys)
+        return [part for run in self.runs for part in self._joined.segments(run, wanted)]
+
+    def text(self, doc_id: Any) -> str:
+        """The original text of a chunk, or of a rebuilt text a match names (``KeyError`` if
+        neither)."""
+        key = str(doc_id)
+        if key in self._texts:
+            return self._texts[key]
+        run = self._joined.named(key)
+        if run is None:
+            raise KeyError(doc_id)
+        return run.text
+
+    def file_offset(self, key: str) -> int | None:
+        """The file offset of a chunk's (or rebuilt text's) first character, when the
+        splitter gave it."""
+        run = self._joined.named(key)
+        if run is not None:
+            return run.file_start
+        chunk = self._joined.chunk(self.chunks, key)
+        return None if chunk is None or chunk.locus is None else chunk.locus.start
+
+    def _in_runs(self, quote: ParsedQuote, keys: frozenset[str] | None, skip: frozenset[str],
+                 max_gap: int, budget: SearchBudget) -> tuple[Run, Span, Any] | None:
+        """The first rebuilt text holding ``quote``: of the runs' parts made of ``keys`` only
+        (all runs when ``None``), skipping runs made only of ``skip``. Raises
+        :class:`SearchLimitReached` when ``budget`` runs out."""
+        for run in self.runs:
+            if skip.issuperset(run.keys):
+                continue
+            for part in (run,) if keys is None else self._joined.segments(run, keys):
+                budget.spend()
+                normalized = self._cache.get(part.text)
+                span = find_quote(normalized, quote, max_gap, budget)
+                if span is not None:
+                    return part, span, normalized
+        return None
+
+    def _gate_joined(self, quote: str, match: GateMatch, cited: str | None, how: Resolution,
+                     group: tuple[str, ...], max_gap: int,
+                     budget: SearchBudget) -> ResolvedMatch:
+        """After the chunk-by-chunk gate (``match``) failed to find the quote where cited (and,
+        for a group of several chunks, across them: :meth:`gate` searched that first): one
+        crossing chunk boundaries of another file makes a ``not_found`` quote
+        ``misattributed``. A frankenquote stays what ``match`` says: only chunks proven
+        consecutive are joined."""
+        reason = match.reason
+        if (reason in (NotFoundReason.EMPTY_QUOTE, NotFoundReason.QUOTE_TOO_LONG,
+                       NotFoundReason.SEARCH_LIMIT) or not self.runs):
+            return _resolved(match, cited, how, group, self)
+        parsed = parse_quote(quote)
+        mine = frozenset(group)
+        try:
+            if match.result is GateResult.NOT_FOUND:
+                hit = self._in_runs(parsed, None, mine, max_gap, budget)
+                if hit is not None:
+                    return _joined(GateResult.MISATTRIBUTED, cited, hit[0], hit[1], how, group,
+                                   hit[2])
+        except SearchLimitReached:
+            if match.result is GateResult.NOT_FOUND:
+                match = GateMatch(GateResult.NOT_FOUND, cited, reason=NotFoundReason.SEARCH_LIMIT)
+        return _resolved(match, cited, how, group, self)
 
     # -- resolving -----------------------------------------------------------------------------
 
@@ -478,7 +678,8 @@ class DocumentSet(Corpus):
             return None
         if not group:  # unresolvable: the plain gate says misattributed or unknown_document
             match = quote_gate(quote, None, self, max_gap=max_gap, budget=budget)
-            return _resolved(match, cited, how, group)
+            return self._gate_joined(quote, match, cited, how, group, max_gap,
+                                     search_arguments(max_gap, budget))
         # one budget for the whole group, as for one quote_gate call; arguments checked once
         budget = search_arguments(max_gap, budget)
         if len(group) > 1 and len(quote) <= MAX_QUOTE_CHARS:
@@ -493,12 +694,71 @@ class DocumentSet(Corpus):
                         return _resolved(limited, cited, how, group)
                     if where is not None:
                         match = checked_quote_gate(quote, key, self, max_gap, budget)
-                        return _resolved(match, cited, how, group)
+                        return _resolved(match, cited, how, group, self)
+                if self.runs:  # in no chunk of the group: across its chunks, before elsewhere
+                    try:
+                        hit = self._in_runs(parsed, frozenset(group), frozenset(), max_gap,
+                                            budget)
+                    except SearchLimitReached:
+                        limited = GateMatch(GateResult.NOT_FOUND, cited,
+                                            reason=NotFoundReason.SEARCH_LIMIT)
+                        return _resolved(limited, cited, how, group)
+                    if hit is not None:
+                        return _joined(GateResult.FOUND, cited, hit[0], hit[1], how, group,
+                                       hit[2])
         # One chunk (the common case: one search, not two), or in no chunk of the group: the
         # plain gate against the first one excludes it, and any others were just searched, so
         # anything it finds is outside the group.
         match = checked_quote_gate(quote, group[0], self, max_gap, budget)
-        return _resolved(match, cited, how, group)
+        if match.found:
+            return _resolved(match, cited, how, group, self)
+        # in no chunk where cited: in another file's consecutive chunks?
+        return self._gate_joined(quote, match, cited, how, group, max_gap, budget)
+
+
+class _Joined:
+    """The rebuilt texts of one set of chunks, made on first use. Shared by the forks of a
+    cached set (:meth:`DocumentSet._fork` copies the reference), so a recurring retrieval
+    rebuilds nothing; a set that changes gets a new one."""
+
+    __slots__ = ("_by_key", "_chunks", "_parts", "_runs")
+
+    def __init__(self) -> None:
+        self._runs: tuple[Run, ...] | None = None
+        self._by_key: dict[str, Run] = {}
+        self._chunks: dict[str, Chunk] | None = None
+        self._parts: dict[tuple[str, frozenset[str]], list[Run]] = {}
+
+    def built(self, chunks: Sequence[Chunk]) -> tuple[Run, ...]:
+        made = self._runs
+        if made is None:
+            located = [(c.key, c.text, c.locus) for c in chunks if c.locus is not None]
+            made = runs(located, [c.key for c in chunks]) if len(located) > 1 else ()
+            self._by_key.update((r.key, r) for r in made)
+            self._runs = made
+        return made
+
+    def named(self, key: str) -> Run | None:
+        return self._by_key.get(key)
+
+    def chunk(self, chunks: Sequence[Chunk], key: str) -> Chunk | None:
+        table = self._chunks
+        if table is None:
+            table = self._chunks = {c.key: c for c in chunks}
+        return table.get(key)
+
+    def segments(self, run: Run, keys: frozenset[str]) -> list[Run]:
+        """``run``'s parts made of ``keys`` only (remembered, and their keys resolvable)."""
+        if keys.issuperset(run.keys):
+            return [run]
+        cached = self._parts.get((run.key, keys))
+        if cached is None:
+            if len(self._parts) > 256:  # many different citations of one set: stay bounded
+                self._parts.clear()
+            cached = self._parts[run.key, keys] = run.segments(keys)
+            for part in cached:
+                self._by_key.setdefault(part.key, part)
+        return cached
 
 
 def _unique(keys: list[str]) -> tuple[str, ...]:

@@ -56,6 +56,7 @@ from ._lru import BoundedLRU
 from .documents import DocumentSet
 from .gate.normalize import normalize
 from .otel import semconv
+from .places import Run
 
 __all__ = [
     "DEFAULT_TOP_K",
@@ -458,6 +459,11 @@ class Passage:
         sentence_start, sentence_end: the matched sentence itself.
         score: the BM25 score of the matched sentence.
         text: the passage's original text.
+        chunks: for a passage across chunk boundaries (located in the text of consecutive
+            chunks of one file, :mod:`vcg_otel.stitch`; ``document_id`` then names that
+            text, whose offsets ``start``/``end`` index it): the chunks it lies in, in file
+            order. Empty for a passage inside one chunk.
+        file_start, file_end: the passage's offsets in the file, when the splitter gave them.
     """
 
     document_id: str
@@ -467,11 +473,20 @@ class Passage:
     sentence_end: int
     score: float
     text: str
+    chunks: tuple[str, ...] = ()
+    file_start: int | None = None
+    file_end: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"document_id": self.document_id, "start": self.start, "end": self.end,
-                "sentence_start": self.sentence_start, "sentence_end": self.sentence_end,
-                "score": round(self.score, 4)}
+        data: dict[str, Any] = {
+            "document_id": self.document_id, "start": self.start, "end": self.end,
+            "sentence_start": self.sentence_start, "sentence_end": self.sentence_end,
+            "score": round(self.score, 4)}
+        if self.chunks:
+            data["chunks"] = list(self.chunks)
+        if self.file_start is not None:
+            data.update(file_start=self.file_start, file_end=self.file_end)
+        return data
 
 
 @dataclass(frozen=True, slots=True)
@@ -529,6 +544,10 @@ class EvidenceLocator:
     sentence index is shared across requests by content. Accepts a
     :class:`~vcg_otel.documents.DocumentSet` or a mapping of id to text.
 
+    Chunks of one file proven consecutive (:mod:`vcg_otel.stitch`) are read as one text: a
+    sentence the splitter cut is one sentence again, and evidence across the boundary is one
+    passage. Statistics count each rebuilt text once (not its overlaps twice).
+
     ``deadline`` (a foreground call's): looked at between documents and inside every index
     build and scoring loop; once it has passed, building or :meth:`locate` raises
     :class:`~vcg_otel._deadline.DeadlineReached` (the citation is cut, never judged on part
@@ -537,28 +556,55 @@ class EvidenceLocator:
 
     def __init__(self, documents: DocumentSet | Mapping[str, str],
                  deadline: Deadline | None = None) -> None:
-        self._texts: dict[str, str] = (
-            {c.key: c.text for c in documents.chunks} if isinstance(documents, DocumentSet)
-            else {str(k): v for k, v in documents.items()})
+        self._set = documents if isinstance(documents, DocumentSet) else None
+        self._runs: dict[str, Run] = {}
+        if isinstance(documents, DocumentSet):
+            joined = documents.joined_parts()
+            self._runs = {run.key: run for run in joined}
+            inside = {key for run in joined for key in run.keys}
+            self._texts: dict[str, str] = {run.key: run.text for run in joined}
+            self._texts.update((c.key, c.text) for c in documents.chunks if c.key not in inside)
+        else:
+            self._texts = {str(k): v for k, v in documents.items()}
         self._deadline = deadline
-        self._indexes: dict[str, _DocIndex] = {}
+        self._units = {key: self._chunk_keys(key) for key in self._texts}
+        self._stats: list[_DocIndex] = []  # IDF over these
         try:
-            for key, text in self._texts.items():
+            for text in self._texts.values():
                 if deadline is not None:
                     deadline.check()
-                self._indexes[key] = _index(text, deadline)
+                self._stats.append(_index(text, deadline))
         except DeadlineReached:
             _finish_later(self._texts.values())  # for the next call (see _finish_later)
             raise
-        count = sum(len(idx.lengths) for idx in self._indexes.values())
+        self._indexes = dict(zip(self._texts, self._stats, strict=True))
+        count = sum(len(idx.lengths) for idx in self._stats)
         self._n = max(count, 1)
-        self._avg = sum(idx.total for idx in self._indexes.values()) / count if count else 1.0
+        self._avg = sum(idx.total for idx in self._stats) / count if count else 1.0
+
+    def _chunk_keys(self, key: str) -> tuple[str, ...]:
+        run = self._runs.get(key)
+        return run.keys if run is not None else (key,)
 
     def _idf(self, term: str) -> float:
         """IDF over the sentences of every document of the request, computed per claim term
         (a request's locator costs nothing per vocabulary word)."""
-        df = sum(idx.df(term) for idx in self._indexes.values())
+        df = sum(idx.df(term) for idx in self._stats)
         return math.log(1.0 + (self._n - df + 0.5) / (df + 0.5))
+
+    def _cited_units(self, cited: Sequence[str]) -> list[str]:
+        """The texts to search for chunks ``cited``: the rebuilt texts made of cited chunks
+        only, and the cited chunks outside them."""
+        if not self._runs or self._set is None:
+            return list(cited)
+        parts = self._set.joined_parts(cited)
+        for part in parts:
+            if part.key not in self._indexes:
+                self._runs[part.key] = part
+                self._texts[part.key] = part.text
+                self._indexes[part.key] = _index(part.text, self._deadline)
+        inside = {key for part in parts for key in part.keys}
+        return [part.key for part in parts] + [k for k in cited if k not in inside]
 
     def _scores(self, terms: Mapping[str, float], keys: Iterable[str]) -> list[_Hit]:
         total = sum(terms.values()) or 1.0
@@ -594,7 +640,7 @@ class EvidenceLocator:
         :class:`Misattribution` is recorded when one matches clearly better.
         """
         weights = self._weights(claim)
-        hits = self._scores(weights, cited)
+        hits = self._scores(weights, self._cited_units(cited))
         passages: list[Passage] = []
         taken: dict[str, list[tuple[int, int]]] = {}
         for hit in hits:
@@ -612,7 +658,7 @@ class EvidenceLocator:
         if not signal:
             return found
         cited_set = set(cited)
-        others = [k for k in self._texts if k not in cited_set]
+        others = [k for k, chunks in self._units.items() if cited_set.isdisjoint(chunks)]
         rival = next(iter(self._scores(weights, others)), None)
         if (rival is not None and rival.coverage >= SIGNAL_MIN_COVERAGE
                 and rival.score >= SIGNAL_RATIO * found.score):
@@ -636,7 +682,20 @@ class EvidenceLocator:
         text = self._texts[hit.key]
         start, end = spans[lo][0], spans[hi][1]
         s_start, s_end = spans[hit.sentence]
-        return Passage(hit.key, start, end, s_start, s_end, hit.score, text[start:end])
+        run = self._runs.get(hit.key)
+        if run is None:
+            base = None if self._set is None else self._set.file_offset(hit.key)
+            return Passage(hit.key, start, end, s_start, s_end, hit.score, text[start:end], (),
+                           None if base is None else base + start,
+                           None if base is None else base + end)
+        where = run.places(start, end)
+        if len(where.chunks) == 1:  # inside one chunk after all: in that chunk's terms
+            shift = start - where.chunk_start
+            return Passage(where.chunks[0], where.chunk_start, end - shift, s_start - shift,
+                           s_end - shift, hit.score, text[start:end], (), where.file_start,
+                           where.file_end)
+        return Passage(hit.key, start, end, s_start, s_end, hit.score, text[start:end],
+                       where.chunks, where.file_start, where.file_end)
 
 
 # --- one audit's quote-less citations ---------------------------------------------------------
@@ -718,12 +777,13 @@ class QuotelessStage:
         return SourceEvidence(source, self._locator.locate(claim, source.group, top_k=self.top_k))
 
 
-def evidence_attributes(found: SourceEvidence | None) -> dict[str, str | int | float]:
+def evidence_attributes(
+        found: SourceEvidence | None) -> dict[str, str | int | float | list[str]]:
     """The ``citation.check`` span attributes of a quote-less citation's stage 1 (names in
     :mod:`vcg_otel.otel.semconv`); empty for a citation with a quote."""
     if found is None:
         return {}
-    attrs: dict[str, str | int | float] = {
+    attrs: dict[str, str | int | float | list[str]] = {
         semconv.CITATION_DOCUMENT_RESOLUTION: found.source.resolution,
         semconv.CITATION_DOCUMENT_GROUP_SIZE: len(found.source.group)}
     ev = found.evidence
@@ -737,6 +797,12 @@ def evidence_attributes(found: SourceEvidence | None) -> dict[str, str | int | f
         attrs[semconv.EVIDENCE_DOCUMENT_ID] = top.document_id
         attrs[semconv.EVIDENCE_START] = top.start
         attrs[semconv.EVIDENCE_END] = top.end
+        if top.chunks:
+            attrs[semconv.EVIDENCE_CHUNKS] = len(top.chunks)
+            attrs[semconv.EVIDENCE_CHUNK_IDS] = list(top.chunks)
+        if top.file_start is not None and top.file_end is not None:
+            attrs[semconv.EVIDENCE_FILE_START] = top.file_start
+            attrs[semconv.EVIDENCE_FILE_END] = top.file_end
     if ev.signal is not None:
         attrs[semconv.EVIDENCE_SIGNAL_DOCUMENT_ID] = ev.signal.document_id
         attrs[semconv.EVIDENCE_SIGNAL_SCORE] = round(ev.signal.score, 4)

@@ -38,6 +38,16 @@ GATE_REASON = "citation.gate.reason"
 GATE_MATCH_START = "citation.gate.match.start"
 GATE_MATCH_END = "citation.gate.match.end"
 GATE_MATCH_DOCUMENT_ID = "citation.gate.match.document_id"  # whose text the offsets index
+# A match across chunk boundaries (vcg_otel.stitch: consecutive chunks of one file searched as
+# one text; GATE_MATCH_DOCUMENT_ID then names that text, "first..last" chunk keys): how many
+# chunks and which, its start in the first and end in the last; and the match's offsets in the
+# file whenever the splitter gave the chunks' offsets (any match, across chunks or not).
+GATE_MATCH_CHUNKS = "citation.gate.match.chunks"
+GATE_MATCH_CHUNK_IDS = "citation.gate.match.chunk_ids"
+GATE_MATCH_CHUNK_START = "citation.gate.match.chunk.start"
+GATE_MATCH_CHUNK_END = "citation.gate.match.chunk.end"
+GATE_MATCH_FILE_START = "citation.gate.match.file.start"
+GATE_MATCH_FILE_END = "citation.gate.match.file.end"
 GATE_ELIDED = "citation.gate.elided"
 GATE_SOURCE_DOCUMENT_IDS = "citation.gate.source_document_ids"
 # Citations without quotes (vcg_otel.evidence): how the cited source resolved goes in
@@ -47,6 +57,12 @@ GATE_SOURCE_DOCUMENT_IDS = "citation.gate.source_document_ids"
 EVIDENCE_DOCUMENT_ID = "citation.evidence.document_id"
 EVIDENCE_START = "citation.evidence.start"
 EVIDENCE_END = "citation.evidence.end"
+# the top passage across chunk boundaries (located in the rebuilt text of a file): how many
+# chunks and which; its file offsets whenever the splitter gave them
+EVIDENCE_CHUNKS = "citation.evidence.chunks"
+EVIDENCE_CHUNK_IDS = "citation.evidence.chunk_ids"
+EVIDENCE_FILE_START = "citation.evidence.file.start"
+EVIDENCE_FILE_END = "citation.evidence.file.end"
 EVIDENCE_SCORE = "citation.evidence.score"  # BM25 of the best sentence of the cited source
 EVIDENCE_COVERAGE = "citation.evidence.coverage"  # share of the claim's term weight it holds
 EVIDENCE_PASSAGES = "citation.evidence.passages"  # passages located (the judge reads <= 3)

@@ -22,7 +22,7 @@ from opentelemetry.semconv._incubating.attributes import gen_ai_attributes as ga
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode, Tracer
 
 from ..audit.models import AuditReport, AuditResult
-from ..documents import ResolvedMatch
+from ..documents import ResolvedMatch, match_attributes
 from ..evidence import evidence_attributes
 from ..judge.evidence_prompt import EVIDENCE_PROMPT_VERSION
 from . import genai, semconv
@@ -100,6 +100,7 @@ def _check_attributes(r: AuditResult, policy: ContentPolicy,
             attrs[semconv.GATE_MATCH_END] = gate.end
             if gate.document_id is not None:
                 attrs[semconv.GATE_MATCH_DOCUMENT_ID] = gate.document_id
+        attrs.update(match_attributes(gate))  # across chunks, file offsets (stitch.py)
         if gate.reason is not None:
             attrs[semconv.GATE_REASON] = gate.reason.value
         if gate.source_document_ids and result == "misattributed":
