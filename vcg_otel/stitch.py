@@ -14,8 +14,12 @@ continue chunk ``a`` (same file) only when that is proven:
   ``start_char_idx``, Haystack ``split_idx_start``, LangChain ``start_index`` with
   ``add_start_index=True``): ``b`` starts inside ``a`` or exactly at its end, reaches past
   its end, and the two texts agree character for character where they overlap. A chunk
-  starting after ``a``'s end (even by one character: a stripped newline) is a gap, never
-  bridged: what lies in the gap is not known;
+  starting at most :data:`MAX_BRIDGED_GAP` characters after ``a``'s end is adjacent too:
+  splitters strip the whitespace at chunk edges (LlamaIndex's ``SentenceSplitter`` the space
+  where it starts a chunk without overlap, LangChain's the ``"\n\n"`` where it cuts at a
+  paragraph), so the offsets leave a gap that held whitespace; it is rebuilt as spaces (a
+  quote crossing it must have whitespace there too). A wider gap is never bridged: what it
+  held is not known;
 * **by an exact overlap**, when either lacks offsets: ``a`` ends with the first
   :data:`MIN_OVERLAP` or more characters of ``b``, at exactly one place (a repeated
   passage, where the alignment would be a guess, links nothing).
@@ -33,12 +37,16 @@ from dataclasses import dataclass
 
 from .places import Piece, Run
 
-__all__ = ["MIN_OVERLAP", "Locus", "runs"]
+__all__ = ["MAX_BRIDGED_GAP", "MIN_OVERLAP", "Locus", "runs"]
 
 #: The shortest exact overlap that proves two chunks without offsets consecutive: a few dozen
 #: characters of prose do not recur by chance, and splitters overlap by far more (LangChain's
 #: and Haystack's overlaps are typically 50-200 characters, LlamaIndex's 20-200 tokens).
 MIN_OVERLAP = 40
+
+#: The widest gap between two chunks' offsets taken for the whitespace a splitter stripped at
+#: the boundary (a space, or a paragraph's ``"\n\n"``), and rebuilt as spaces.
+MAX_BRIDGED_GAP = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +76,9 @@ def _follows(a: Item, b: Item) -> int | None:
         shift = lb.start - la.start
         if 0 < shift <= len(ta) < shift + len(tb) and ta[shift:] == tb[:len(ta) - shift]:
             return shift
+        if (len(ta) < shift <= len(ta) + MAX_BRIDGED_GAP and tb and ta
+                and not ta[-1].isspace() and not tb[0].isspace()):
+            return shift  # adjacent: the splitter stripped the whitespace between them
         return None
     if len(tb) <= MIN_OVERLAP or len(ta) < MIN_OVERLAP:
         return None
@@ -126,7 +137,9 @@ def _run(file: str, chain: list[Item], ats: list[int], taken: set[str]) -> Run:
     parts = [chain[0][1]]
     end = len(chain[0][1])
     for (_, text, _), at in zip(chain[1:], ats[1:], strict=True):
-        parts.append(text[end - at:])
+        if at > end:  # a bridged gap (MAX_BRIDGED_GAP): the whitespace the splitter stripped
+            parts.append(" " * (at - end))
+        parts.append(text[max(0, end - at):])
         end = at + len(text)
     text = "".join(parts)
     pieces = tuple(Piece(key, at, len(t)) for (key, t, _), at in zip(chain, ats, strict=True))

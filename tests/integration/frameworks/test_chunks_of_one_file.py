@@ -294,3 +294,39 @@ def test_pages_of_one_pdf_are_separate_texts() -> None:
     honest, start, end = crossing(s, s.joinable()[0])
     match = _gate(docs, "paper.pdf", honest)
     assert match == "found" and (match.file_start, match.file_end) == (start, end)
+
+
+def test_a_quote_across_the_space_llamaindex_strips_between_chunks_is_found() -> None:
+    """SentenceSplitter starts a chunk after the space it cut at, without overlap, at more
+    than half the boundaries of these files: the offsets leave a one-character gap (the
+    stripped space). Every quote crossing such a boundary is found, with its file offsets."""
+    crossed = 0
+    for n, text in enumerate(files(10)):
+        s = split("llamaindex", text, f"paper-{n}.txt")
+        docs = documents(s.chunks)
+        for (_, a_end), (b_start, b_end) in zip(s.spans, s.spans[1:], strict=False):
+            if b_start - a_end != 1 or b_end - b_start < 30:
+                continue
+            assert s.file[a_end:b_start].isspace()
+            start = s.file.rfind(" ", 0, a_end - 20) + 1
+            end = s.file.find(" ", b_start + 20)
+            quote = s.file[start:end].rstrip(".,;:?!")
+            assert all(quote not in c.text for c in docs.chunks)
+            match = _gate(docs, s.path, quote)
+            assert match == "found", quote
+            assert (match.file_start, match.file_end) == (start, start + len(quote))
+            crossed += 1
+    assert crossed >= 20
+
+
+def test_a_frankenquote_across_a_bridged_space_is_not_found() -> None:
+    """The bridge is the stripped space and nothing else: a quote joining the start of one
+    chunk to the end of the next across that boundary stays not_found."""
+    s = split("llamaindex", files(1)[0], "paper-0.txt")
+    docs = documents(s.chunks)
+    i = next(i for i, ((_, a1), (b0, _)) in enumerate(zip(s.spans, s.spans[1:], strict=False))
+             if b0 - a1 == 1)
+    (a0, a1), (b0, b1) = s.spans[i], s.spans[i + 1]
+    head = " ".join(s.file[a0:a1].split()[:4])
+    tail = " ".join(s.file[b0:b1].rstrip(".").split()[-4:])
+    assert _gate(docs, s.path, f"{head} {tail}") == "not_found"

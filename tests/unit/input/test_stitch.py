@@ -10,7 +10,7 @@ from support.splits import files
 
 from vcg_otel.audit.models import Citation
 from vcg_otel.documents import DocumentSet
-from vcg_otel.stitch import MIN_OVERLAP, Locus, runs
+from vcg_otel.stitch import MAX_BRIDGED_GAP, MIN_OVERLAP, Locus, runs
 
 FILE = files(1)[0]
 
@@ -31,9 +31,40 @@ def test_chunks_that_touch_exactly_are_joined_by_their_offsets() -> None:
     assert run.text == FILE[:800]
 
 
-def test_a_one_character_gap_is_never_bridged() -> None:
-    """Splitters strip the whitespace between chunks; what the gap held is not known."""
-    assert runs([_item("a", 0, 400), _item("b", 401, 800)]) == ()
+def _word_edges(start: int, end: int) -> tuple[int, int]:
+    """``start`` moved to a word's first letter, ``end`` to a word's end (as splitters cut)."""
+    while FILE[start - 1] != " " or FILE[start] == " ":
+        start += 1
+    while FILE[end] != " " or FILE[end - 1] == " ":
+        end -= 1
+    return start, end
+
+
+def test_the_whitespace_a_splitter_stripped_between_two_chunks_is_bridged() -> None:
+    """LlamaIndex's SentenceSplitter starts a chunk without overlap after the space it cut
+    at: the offsets leave a one-character gap, and the rebuilt text has a space there."""
+    a_end = _word_edges(1, 400)[1]
+    b_start = a_end + 1
+    a = ("a", FILE[0:a_end], Locus("f", 0))
+    b = ("b", FILE[b_start:800], Locus("f", b_start))
+    (run,) = runs([a, b])
+    assert run.text == FILE[0:a_end] + " " + FILE[b_start:800]
+    assert run.text.split() == FILE[:800].split()  # the same words, in the same places
+    assert run.file_start == 0
+
+
+def test_a_gap_wider_than_stripped_whitespace_is_never_bridged() -> None:
+    """What a gap of more than MAX_BRIDGED_GAP characters held is not known."""
+    a_end = _word_edges(1, 400)[1]
+    a = ("a", FILE[0:a_end], Locus("f", 0))
+    b = ("b", FILE[a_end + MAX_BRIDGED_GAP + 1:800], Locus("f", a_end + MAX_BRIDGED_GAP + 1))
+    assert runs([a, b]) == ()
+
+
+def test_a_gap_next_to_whitespace_the_chunk_kept_is_never_bridged() -> None:
+    """A chunk that kept its edge's whitespace was not stripped there: the gap is something
+    else."""
+    assert runs([("a", "x" * 300 + " ", Locus("f", 0)), ("b", "y" * 300, Locus("f", 302))]) == ()
 
 
 def test_offsets_whose_texts_disagree_join_nothing() -> None:
