@@ -56,13 +56,13 @@ from .enforce import (
     OnViolation,
     enforce,
 )
-from .extract import Budget, call_arguments, call_sources, extract_citations
-from .integrations.answers import answer_citations
+from .extract import Budget
 from .judge.runner import LLMCall
 from .otel import semconv
 from .otel.background import runner
 from .otel.events import logs_configured
-from .scope import AuditScope, configure, documents_of, tracer_for
+from .reading import DocumentsIncomplete, read_output
+from .scope import AuditScope, configure, tracer_for
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -75,12 +75,6 @@ F = TypeVar("F", bound=Callable[..., Any])
 Mode = Literal["observe", "enforce"]
 Extractor = Callable[[Mapping[str, Any], Any], Any]
 Work = tuple[list[Citation], DocumentSet]
-
-
-class DocumentsIncomplete(Exception):
-    """The documents could not all be read within the extraction budget (recorded as
-    ``citation.audit.error``): auditing against part of them could call an honest quote
-    ``not_found``, so the audit does not run."""
 
 
 def _telemetry_active(telemetry: TelemetryConfig) -> bool:
@@ -174,26 +168,17 @@ class _Call:
         """The citations and documents of the call, each walk within its :class:`Budget`;
         ``None`` when the output cites nothing (the span then says so)."""
         h = self.handler
-        budget = Budget()
-        arguments = call_arguments(h.signature, self.args, self.kwargs)
-        if h.citations_fn is not None:
-            citations = extract_citations(h.citations_fn(arguments, result), budget)
-        else:  # framework results wrap the answer (LlamaIndex Response, Haystack outputs, ...)
-            citations = extract_citations(result, budget) or answer_citations(result, budget)
-        doc_budget = budget.after()
-        sources = ([h.documents_fn(arguments, result)] if h.documents_fn is not None
-                   else call_sources(arguments, result))
-        # every chunk under every id a prompt could show (vcg_otel.documents)
-        documents = documents_of(self.scope.auditor, *sources, budget=doc_budget)
-        limit = budget.exhausted or doc_budget.exhausted
+        config = self.scope.auditor.config
+        reading = read_output(result, self.args, self.kwargs, Budget(), signature=h.signature,
+                              citations=h.citations_fn, documents=h.documents_fn,
+                              id_keys=config.id_keys, position_base=config.position_base)
+        limit = reading.completeness.limit
         if limit is not None:
             self.scope.annotate(semconv.AUDIT_EXTRACT_LIMIT, limit)
-        if not citations:
-            self.scope.nothing(documents)
-            return None
-        if not doc_budget.complete:  # fewer citations are fine; fewer documents are not
-            raise DocumentsIncomplete(limit or "unreadable")
-        return citations, documents
+        work = reading.work()
+        if work is None:
+            self.scope.nothing(reading.documents)
+        return work
 
     def _work(self, result: Any) -> Work | None:
         """What to audit in the foreground; ``None`` when there is nothing (more) to do here:
