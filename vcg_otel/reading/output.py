@@ -177,8 +177,11 @@ def _document_set(sources: list[Any], id_keys: Sequence[str], base: int | None,
     """The documents of ``sources``; one shared set with nothing else to add (the CLI's
     ``--docs`` for a record with no documents of its own) is used as it is, not rebuilt."""
     present = [s for s in sources if s is not None]
-    if (len(present) == 1 and isinstance(present[0], DocumentSet)
-            and present[0].position_base == base):
-        return present[0]
-    return DocumentSet.from_sources(*present, id_keys=id_keys, position_base=base,
-                                    budget=budget)
+    sets = [s for s in present if isinstance(s, DocumentSet)]
+    own = DocumentSet.from_sources(*(s for s in present if not isinstance(s, DocumentSet)),
+                                   id_keys=id_keys, position_base=base, budget=budget)
+    if not sets:
+        return own
+    if not len(own) and len(sets) == 1 and sets[0].position_base == base:
+        return sets[0]
+    return DocumentSet.from_sources(own, *sets, position_base=base)

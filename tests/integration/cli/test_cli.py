@@ -301,10 +301,10 @@ def test_answers_without_auditable_citations_are_reported_and_counted(
 def test_extractor_failure_is_an_input_error_naming_the_line(
     files: dict[str, Path], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    def explode(record: Any) -> Any:
+    def explode(record: Any, budget: Any = None) -> Any:
         raise TypeError("unhashable type: 'dict'")
 
-    monkeypatch.setattr("vcg_otel.cli.extract_citations", explode)
+    monkeypatch.setattr("vcg_otel.reading.output.extract_citations", explode)  # the CLI reads there
     assert main(["audit", str(files["answers"]), "--docs", str(files["docs_dir"]),
                  "--out", str(files["out"])]) == 2
     assert (f"vcg-otel: error: {files['answers']}:1: cannot read this record "
