@@ -340,8 +340,12 @@ def test_an_audit_of_nothing_does_not_pass_fail_on(files: dict[str, Path], empty
     assert_input_error(vcg(*base), what)
     allowed = vcg(*base, "--allow-empty")
     assert f"vcg-otel: warning: {what}" in allowed.stderr
-    # --allow-empty accepts the empty input; the audit itself still decides the exit code
-    assert allowed.returncode == (0 if empty == "answers" else 1), allowed.stderr
+    # --allow-empty accepts the empty input; the audit itself still decides the exit code.
+    # With no documents nothing can be checked: every citation is unverifiable, as in the
+    # decorator (one reading path, one document model), never a fabrication.
+    assert allowed.returncode == 0, allowed.stderr
+    if empty == "docs":
+        assert "unverifiable" in allowed.stdout and "not_found" not in allowed.stdout
 
 
 def test_answers_that_yield_no_citation_at_all_are_refused(files: dict[str, Path]) -> None:
