@@ -8,7 +8,8 @@ Recognised by ``type == "message"`` with typed ``content`` blocks. Ids (document
 * ``search_result_location``: ``source`` (the search result's own source), then its title,
   then ``search_result_index``;
 * ``web_search_result_location``: ``url``; ``cited_text`` is at most ~150 characters and may
-  end in ``...`` (dropped: the gate checks the part that was quoted). The page's text is not in
+  end in ``...`` inside a word (the ellipsis and the cut word are dropped: the gate checks the
+  words that were quoted whole). The page's text is not in
   the response (``encrypted_content``): unverifiable unless the app holds it under its URL.
 
 Documents: the request's ``messages`` (when the call's arguments hold them): ``document``
@@ -67,8 +68,9 @@ def _quote(kind: str, cited: Any) -> str | None:
     quote = text_of(cited)
     if quote is not None and kind == "web_search_result_location":
         for mark in _ELLIPSES:
-            if quote.endswith(mark):
-                return quote[: -len(mark)].rstrip()
+            if quote.endswith(mark):  # cut at ~150 characters, maybe inside a word: the
+                head = quote[: -len(mark)].rstrip()  # words before the last are checked
+                return head.rsplit(None, 1)[0] if " " in head else head
     return quote
 
 
@@ -83,7 +85,7 @@ def read(obj: Any, arguments: Mapping[str, Any]) -> Found | None:
     for block in listed(get(obj, "content")):
         if get(block, "type") != "text":
             continue
-        text = text_of(get(block, "text")) or ""
+        text = (text_of(get(block, "text")) or "").strip()
         cited = listed(get(block, "citations"))
         if not cited:
             for c in text_citations(text):  # an answer quoting inline, uncited by the API
