@@ -571,7 +571,9 @@ DOCUMENT_ARGUMENTS = ("documents", "docs", "context", "sources")
 def call_arguments(signature: inspect.Signature | None, args: tuple[Any, ...],
                    kwargs: Mapping[str, Any]) -> dict[str, Any]:
     """A call's arguments by parameter name, defaults included (a default ``documents=...``
-    counts too); just the keywords when the signature is unknown or does not bind."""
+    counts too), the keywords a ``**kwargs`` caught under their own names (a wrapper of
+    ``client.messages.create(**kwargs)`` passes ``messages=`` on); just the keywords when the
+    signature is unknown or does not bind."""
     if signature is None:
         return dict(kwargs)
     try:
@@ -579,7 +581,13 @@ def call_arguments(signature: inspect.Signature | None, args: tuple[Any, ...],
     except TypeError:
         return dict(kwargs)
     bound.apply_defaults()
-    return dict(bound.arguments)
+    arguments = dict(bound.arguments)
+    for name, param in signature.parameters.items():  # ``**kwargs``: its keywords by name
+        extra = arguments.get(name) if param.kind is param.VAR_KEYWORD else None
+        if isinstance(extra, dict):
+            del arguments[name]
+            arguments.update({k: v for k, v in extra.items() if k not in arguments})
+    return arguments
 
 
 def call_sources(arguments: Mapping[str, Any], result: Any) -> list[Any]:
