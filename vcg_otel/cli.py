@@ -160,8 +160,13 @@ def shared_documents(where: str, data: Any, auditor: Auditor) -> DocumentSet:
     named as the auditor's config says; read whole (a docs file is not a hostile result)."""
     config = auditor.config
     unbounded = Budget(nodes=2**62, text_chars=2**62, seconds=float("inf"))
-    return _extracted(where, lambda d: DocumentSet.from_sources(
-        d, id_keys=config.id_keys, position_base=config.position_base, budget=unbounded), data)
+
+    def read(source: Any) -> DocumentSet:
+        return DocumentSet.from_sources(source, id_keys=config.id_keys,
+                                        position_base=config.position_base, budget=unbounded)
+
+    made: DocumentSet = _extracted(where, read, data)
+    return made
 
 
 def _call_of(record: Any) -> tuple[Any, dict[str, Any]]:
@@ -449,7 +454,7 @@ def _audit(args: argparse.Namespace, out: TextIO, err: TextIO, results: Results 
     log_provider = _logger_provider(args)
     from .config import TelemetryConfig
     from .otel.record import emit_audit
-    from .reading import DocumentsIncomplete, read_output
+    from .reading import DocumentsIncomplete, Reading, read_output
 
     telemetry = TelemetryConfig(tracer_provider=provider, logger_provider=log_provider)
     tally = Tally(Counter(), Usage())
@@ -460,9 +465,11 @@ def _audit(args: argparse.Namespace, out: TextIO, err: TextIO, results: Results 
             tally.answers += 1
             output, arguments = _call_of(record)
             # the decorator's reading path: same formats, documents, budget, completeness
-            reading = _extracted(where, lambda o, a=arguments: read_output(
-                o, kwargs=a, shared=(docs,), id_keys=config.id_keys,
-                position_base=config.position_base), output)
+            def read(value: Any, call: dict[str, Any] = arguments) -> Reading:
+                return read_output(value, kwargs=call, shared=(docs,), id_keys=config.id_keys,
+                                   position_base=config.position_base)
+
+            reading: Reading = _extracted(where, read, output)
             found = reading.citations
             answer_docs = reading.documents
             limit = reading.completeness.limit

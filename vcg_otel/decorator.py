@@ -61,7 +61,7 @@ from .judge.runner import LLMCall
 from .otel import semconv
 from .otel.background import runner
 from .otel.events import logs_configured
-from .reading import DocumentsIncomplete, read_output
+from .reading import read_output
 from .scope import AuditScope, configure, tracer_for
 
 if TYPE_CHECKING:

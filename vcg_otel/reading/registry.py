@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .base import Found
+from .base import Format, Found
 from .formats import (
     anthropic,
     azure,
@@ -34,8 +34,8 @@ from .walk import charge, get
 __all__ = ["FORMATS", "MAX_WRAPPING", "recognise"]
 
 #: Every format reader, in the order tried.
-FORMATS = (anthropic, cohere, azure, perplexity, mistral, openai, gemini, bedrock, langchain,
-           llamaindex)
+FORMATS: tuple[Format, ...] = (anthropic, cohere, azure, perplexity, mistral, openai, gemini,
+                               bedrock, langchain, llamaindex)
 #: Keys under which apps and frameworks wrap a provider's response.
 WRAPPERS = ("response", "answer", "output", "result", "raw_response", "completion", "message")
 #: How many wrapping levels are looked into.
@@ -45,7 +45,7 @@ _SCALARS = (str, bytes, int, float, bool, type(None))
 
 def recognise(result: Any, arguments: Mapping[str, Any], depth: int = 0) -> Found | None:
     """The first format that recognises ``result`` (or what it wraps), else ``None``."""
-    if isinstance(result, _SCALARS) or isinstance(result, (list, tuple)) or not charge(1):
+    if isinstance(result, (*_SCALARS, list, tuple)) or not charge(1):
         return None
     for reader in FORMATS:
         found = reader.read(result, arguments)

@@ -12,8 +12,20 @@ from typing import Any
 from ..extract import _BUDGET, MAX_ID_CHARS, Budget, _charge, charging, document_id
 from ..extract import _get as get
 
-__all__ = ["MAX_ID_CHARS", "Budget", "charge", "charging", "current", "document_id", "get", "integer",
-           "field", "is_list", "listed", "text_of"]
+__all__ = [
+    "MAX_ID_CHARS",
+    "Budget",
+    "charge",
+    "charging",
+    "current",
+    "document_id",
+    "field",
+    "get",
+    "integer",
+    "is_list",
+    "listed",
+    "text_of",
+]
 
 charge = _charge
 

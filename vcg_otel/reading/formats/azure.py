@@ -13,8 +13,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ...audit.models import Citation
-from ...markers import find_markers, claims_for
+from ...markers import claims_for, find_markers
 from ..base import Found, document
 from ..walk import get, listed, text_of
 

@@ -109,9 +109,9 @@ def read(obj: Any, arguments: Mapping[str, Any]) -> Found | None:
     _documents(obj, found)
     from ..text import text_citations
 
-    for text, annotations in parts:
-        if listed(annotations):
-            _annotations(text, annotations, found)
+    for text, marks in parts:
+        if listed(marks):
+            _annotations(text, marks, found)
         else:
             for c in text_citations(text):
                 found.cite(c)

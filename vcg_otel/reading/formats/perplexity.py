@@ -24,7 +24,7 @@ def read(obj: Any, arguments: Mapping[str, Any]) -> Found | None:
     choices = listed(get(obj, "choices"))
     urls = [document_id(u) for u in listed(get(obj, "citations"))]
     results = listed(get(obj, "search_results"))
-    if not choices or not (urls and all(isinstance(u, str) for u in urls) or results):
+    if not choices or not ((urls and all(isinstance(u, str) for u in urls)) or results):
         return None
     if not urls:
         urls = [document_id(get(r, "url")) for r in results]
