@@ -61,6 +61,7 @@ class Format(Protocol):
     """A format reader: recognises its shape by the fields that define it, else ``None``."""
 
     name: str
+    keys: frozenset[str]
 
     def read(self, obj: Any, arguments: Mapping[str, Any]) -> Found | None: ...
 

@@ -47,13 +47,18 @@ def recognise(result: Any, arguments: Mapping[str, Any], depth: int = 0) -> Foun
     """The first format that recognises ``result`` (or what it wraps), else ``None``."""
     if isinstance(result, (*_SCALARS, list, tuple)) or not charge(1):
         return None
+    present = result.keys() if isinstance(result, Mapping) else None
     for reader in FORMATS:
+        if present is not None and reader.keys.isdisjoint(present):
+            continue  # a plain mapping: only the readers whose keys it has look at it
         found = reader.read(result, arguments)
         if found is not None:
             return found
     if depth >= MAX_WRAPPING:
         return None
     for key in WRAPPERS:
+        if present is not None and key not in present:
+            continue
         inner = get(result, key)
         if inner is not None and inner is not result:
             found = recognise(inner, arguments, depth + 1)

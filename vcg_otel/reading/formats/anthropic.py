@@ -27,6 +27,8 @@ from ..base import Found, document
 from ..walk import document_id, get, integer, listed, text_of
 
 name = "anthropic"
+#: A mapping with none of these keys is not this shape (checked before reading it).
+keys = frozenset({"type"})
 _DOCUMENT_LOCATIONS = frozenset({"char_location", "page_location", "content_block_location"})
 _ELLIPSES = ("...", "\u2026")
 

@@ -18,6 +18,8 @@ from ..base import Found, document
 from ..walk import get, listed, text_of
 
 name = "azure"
+#: A mapping with none of these keys is not this shape (checked before reading it).
+keys = frozenset({"choices"})
 _DOC = re.compile(r"^doc(\d{1,6})$")
 
 

@@ -21,6 +21,8 @@ from ..base import Found, document
 from ..walk import document_id, get, integer, listed, text_of
 
 name = "bedrock"
+#: A mapping with none of these keys is not this shape (checked before reading it).
+keys = frozenset({"citations", "output"})
 _LOCATIONS = ("documentChar", "documentPage", "documentChunk")
 _URI_KEYS = (("s3Location", "uri"), ("webLocation", "url"), ("confluenceLocation", "url"),
              ("sharePointLocation", "url"), ("salesforceLocation", "url"),

@@ -24,6 +24,8 @@ from ..base import Found, document
 from ..walk import document_id, field, get, integer, listed, text_of
 
 name = "cohere"
+#: A mapping with none of these keys is not this shape (checked before reading it).
+keys = frozenset({"citations", "message"})
 _AUTO_ID = re.compile(r"^doc[:_](\d{1,6})$")
 _TEXT_FIELDS = ("snippet", "text", "content")
 

@@ -18,6 +18,8 @@ from ..base import Found, document
 from ..walk import field, integer, listed, text_of
 
 name = "gemini"
+#: A mapping with none of these keys is not this shape (checked before reading it).
+keys = frozenset({"candidates"})
 
 
 def _metadata(candidate: Any) -> Any:

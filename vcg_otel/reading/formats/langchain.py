@@ -20,6 +20,8 @@ from ..base import Found
 from ..walk import current, get, integer, listed, text_of
 
 name = "langchain"
+#: A mapping with none of these keys is not this shape (checked before reading it).
+keys = frozenset({"parsed", "answer"})
 
 
 def _cited_answer(obj: Any) -> Found | None:

@@ -17,6 +17,8 @@ from ..base import Found
 from ..walk import get, listed, text_of
 
 name = "llamaindex"
+#: A mapping with none of these keys is not this shape (checked before reading it).
+keys = frozenset({"source_nodes"})
 _SOURCE = re.compile(r"^\s*Source (\d{1,6}):")
 
 

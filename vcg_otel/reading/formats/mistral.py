@@ -19,6 +19,8 @@ from ..base import Found, document
 from ..walk import document_id, get, listed, text_of
 
 name = "mistral"
+#: A mapping with none of these keys is not this shape (checked before reading it).
+keys = frozenset({"choices"})
 
 
 def _tool_documents(arguments: Mapping[str, Any], found: Found) -> None:

@@ -27,6 +27,8 @@ from ..base import Found, document
 from ..walk import document_id, get, integer, listed, text_of
 
 name = "openai"
+#: A mapping with none of these keys is not this shape (checked before reading it).
+keys = frozenset({"output", "choices", "content"})
 _FILE_KINDS = frozenset({"file_citation", "container_file_citation"})
 
 

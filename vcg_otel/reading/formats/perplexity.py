@@ -18,6 +18,8 @@ from ..base import Found, document
 from ..walk import document_id, get, listed, text_of
 
 name = "perplexity"
+#: A mapping with none of these keys is not this shape (checked before reading it).
+keys = frozenset({"choices"})
 
 
 def read(obj: Any, arguments: Mapping[str, Any]) -> Found | None:
