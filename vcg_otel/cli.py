@@ -37,7 +37,8 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:
-    from .audit import AuditReport, Citation
+    from .audit import Auditor, AuditReport, Citation
+    from .documents import DocumentSet
     from .judge.verdict import Usage
 
 __all__ = ["main"]
@@ -121,9 +122,11 @@ def _extracted(where: str, extract: Callable[[Any], Any], value: Any) -> Any:
                          ) from exc
 
 
-def load_documents(path: Path) -> dict[str, str]:
+def load_documents(path: Path) -> Any:
     """DOCS: a directory of text files (id = file name without suffix), a JSONL of
-    ``{id, text}`` records, or a JSON object of id to text (or a list of records)."""
+    ``{id, text}`` records (their ``metadata`` too), or a JSON object of id to text (or a list
+    of records). Returned as read: :func:`shared_documents` gives them every name the
+    document model knows (``metadata.source``, basename, stem...), as the decorator does."""
     from .extract import extract_documents
 
     if path.is_dir():
@@ -136,13 +139,13 @@ def load_documents(path: Path) -> dict[str, str]:
                 raise InputError(f"{file}: cannot read ({exc.strerror})") from exc
         return docs
     if path.suffix == ".jsonl":
-        docs = {}
+        records = []
         for number, record in _jsonl(path):
             found = _extracted(f"{path}:{number}", extract_documents, [record])
             if not found or not isinstance(record, dict) or "id" not in record:
                 raise InputError(f"{path}:{number}: expected an object with 'id' and 'text'")
-            docs[str(record["id"])] = next(iter(found.values()))
-        return docs
+            records.append(record)
+        return records
     try:
         raw = path.read_bytes()
     except OSError as exc:
@@ -154,7 +157,35 @@ def load_documents(path: Path) -> dict[str, str]:
         raise InputError(f"{path}:{exc.lineno}: {_json_error(exc)}") from exc
     except (RecursionError, ValueError):
         data = _parse(str(path), text)  # raises the same InputError as a JSONL line
-    return dict(_extracted(str(path), extract_documents, data))
+    return data
+
+
+def shared_documents(where: str, data: Any, auditor: Auditor) -> DocumentSet:
+    """The ``--docs`` documents as the document model reads them (every answer's documents),
+    named as the auditor's config says; read whole (a docs file is not a hostile result)."""
+    from .documents import DocumentSet
+    from .extract import Budget
+
+    config = auditor.config
+    unbounded = Budget(nodes=2**62, text_chars=2**62, seconds=float("inf"))
+
+    def read(source: Any) -> DocumentSet:
+        return DocumentSet.from_sources(source, id_keys=config.id_keys,
+                                        position_base=config.position_base, budget=unbounded)
+
+    made: DocumentSet = _extracted(where, read, data)
+    return made
+
+
+def _call_of(record: Any) -> tuple[Any, dict[str, Any]]:
+    """A logged answer as ``(output, arguments)``: ``{"output": ..., "arguments": {...}}``
+    logs a call (its return value and its keyword arguments: ``messages``, ``documents``...);
+    any other record is the output itself, its ``documents`` the call's documents."""
+    if isinstance(record, dict) and isinstance(record.get("arguments"), dict):
+        return record.get("output"), record["arguments"]
+    if isinstance(record, dict) and record.get("documents") is not None:
+        return record, {"documents": record["documents"]}
+    return record, {}
 
 
 # --- thresholds --------------------------------------------------------------------------------
@@ -385,11 +416,13 @@ def _auditable(where: str, citations: list[Citation], warn: Warnings,
     (the gate would call a real quote ``misattributed``): reported and left out. A citation
     with a document id but no quote (``... [3].``, ``{claim, doc_id}``) is audited like any
     other, no warning: a source never retrieved is ``unknown_source`` (fabricated), else the
-    judge reads the passages located for its claim (:mod:`vcg_otel.evidence`)."""
+    judge reads the passages located for its claim (:mod:`vcg_otel.evidence`). One that
+    names no document and quotes nothing (a web page cited without its text) is audited:
+    ``unverifiable``, counted."""
     kept = []
     unusable: list[Any] | None = None
     for i, c in enumerate(citations, 1):
-        if c.document_id is None:
+        if c.document_id is None and (c.quote is not None or c.has_offsets):
             unusable = _unusable_ids(record) if unusable is None else unusable
             if unusable:  # shown escaped (repr): a NUL or an escape code stays visible
                 ids = ", ".join(repr(v)[:80] for v in unusable[:3])
@@ -413,6 +446,7 @@ class Tally:
     without_citations: int = 0
     without_doc_id: int = 0
     over_limit: int = 0
+    incomplete: int = 0  # answers whose reading was cut (budget): the audit is incomplete
 
     def add(self, report: AuditReport) -> None:
         for r in report.results:
@@ -439,16 +473,15 @@ def run_audit(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 def _audit(args: argparse.Namespace, out: TextIO, err: TextIO, results: Results | None
            ) -> int:
     from .audit import Auditor
-    from .extract import extract_citations, extract_documents
     from .judge.verdict import Usage
     from .llm import judge_from_env
     from .otel import semconv
 
     docs_path, answers_path = Path(args.docs), Path(args.answers)
-    docs = load_documents(docs_path)
+    raw_docs = load_documents(docs_path)
     total_answers = _count_lines(answers_path)
     no_answers = answers_path.is_file() and total_answers == 0
-    _refuse_if_empty([p for p, empty in ((f"{docs_path}: no documents", not docs),
+    _refuse_if_empty([p for p, empty in ((f"{docs_path}: no documents", not raw_docs),
                                          (f"{answers_path}: no answers", no_answers)) if empty],
                      args, err)
     warn = Warnings(err)
@@ -457,11 +490,16 @@ def _audit(args: argparse.Namespace, out: TextIO, err: TextIO, results: Results 
              "misattributed_is_consistent": args.misattributed_is_consistent}
     auditor = Auditor(judge_from_env(args.judge),
                       **{k: v for k, v in flags.items() if v is not None})
+    docs = shared_documents(str(docs_path), raw_docs, auditor)
+    if not len(docs) and raw_docs:
+        _refuse_if_empty([f"{docs_path}: no documents"], args, err)
+    config = auditor.config
     provider = _tracer_provider(args)
     tracer = provider.get_tracer("vcg_otel.cli") if provider is not None else None
     log_provider = _logger_provider(args)
     from .config import TelemetryConfig
     from .otel.record import emit_audit
+    from .reading import DocumentsIncomplete, Reading, read_output
 
     telemetry = TelemetryConfig(tracer_provider=provider, logger_provider=log_provider)
     tally = Tally(Counter(), Usage())
@@ -470,16 +508,29 @@ def _audit(args: argparse.Namespace, out: TextIO, err: TextIO, results: Results 
         for number, record in _jsonl(answers_path):
             where = f"{answers_path}:{number}"
             tally.answers += 1
-            found = _extracted(where, extract_citations, record)
+            output, arguments = _call_of(record)
+            # the decorator's reading path: same formats, documents, budget, completeness
+            def read(value: Any, call: dict[str, Any] = arguments) -> Reading:
+                return read_output(value, kwargs=call, shared=(docs,), id_keys=config.id_keys,
+                                   position_base=config.position_base)
+
+            reading: Reading = _extracted(where, read, output)
+            found = reading.citations
+            answer_docs = reading.documents
+            limit = reading.completeness.limit
+            try:
+                reading.work()
+            except DocumentsIncomplete:
+                found = []  # the one rule: never audited against part of the documents
+            if limit is not None:
+                tally.incomplete += 1
+                warn(f"{where}: answer read only in part ({limit}); the audit is incomplete")
             citations = _auditable(where, found, warn, record)
             tally.without_doc_id += len(found) - len(citations)
             if not found:
                 tally.without_citations += 1
-                warn(f"{where}: no citations found; answer skipped")
-            answer_docs = docs
-            if isinstance(record, dict) and record.get("documents") is not None:
-                answer_docs = {**docs, **_extracted(where, extract_documents,
-                                                    record["documents"])}
+                if limit is None:
+                    warn(f"{where}: no citations found; answer skipped")
             answer_id = _answer_id(record, number)
             if citations:
                 report = auditor.audit(citations, answer_docs)
@@ -509,6 +560,9 @@ def _audit(args: argparse.Namespace, out: TextIO, err: TextIO, results: Results 
         results.commit()  # only once it is written (a full disk fails here) is it announced
         err.write(f"per-citation results: {results.destination}\n")
     failed = False
+    if tally.incomplete and args.fail_on:  # a gate cannot pass on what was never read
+        failed = True
+        err.write("FAIL incomplete audit\n")
     for threshold in args.fail_on or ():
         crossed, rate = threshold.crossed(tally.counts, tally.citations)
         if crossed:
@@ -547,6 +601,10 @@ def _summary(out: TextIO, tally: Tally) -> None:
          "citations over the per-answer limit")) if n]
     if skipped:
         out.write(f"not audited: {', '.join(skipped)}\n")
+    if tally.incomplete:
+        n = tally.incomplete
+        out.write(f"incomplete audit: {n} {'answer' if n == 1 else 'answers'} read only in "
+                  "part (over the reading budget; what was found before the cut was audited)\n")
     out.write(f"{'verdict':<16}{'count':>8}{'rate':>9}\n")
     for outcome in Outcome:
         n = tally.counts[outcome.value]

@@ -58,13 +58,13 @@ from .enforce import (
     OnViolation,
     enforce,
 )
-from .extract import Budget, call_arguments, call_sources, extract_citations
-from .integrations.answers import answer_citations
+from .extract import Budget
 from .judge.runner import LLMCall
 from .otel import semconv
 from .otel.background import runner
 from .otel.events import logs_configured
-from .scope import AuditScope, configure, documents_of, tracer_for
+from .reading import read_output
+from .scope import AuditScope, configure, tracer_for
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -77,12 +77,6 @@ F = TypeVar("F", bound=Callable[..., Any])
 Mode = Literal["observe", "enforce"]
 Extractor = Callable[[Mapping[str, Any], Any], Any]
 Work = tuple[list[Citation], DocumentSet]
-
-
-class DocumentsIncomplete(Exception):
-    """The documents could not all be read within the extraction budget (recorded as
-    ``citation.audit.error``): auditing against part of them could call an honest quote
-    ``not_found``, so the audit does not run."""
 
 
 def _telemetry_active(telemetry: TelemetryConfig) -> bool:
@@ -181,31 +175,20 @@ class _Call:
         Documents cut by the deadline do not fail the audit: it runs past the deadline,
         which makes every citation ``unverifiable`` (reason ``deadline``)."""
         h = self.handler
-        budget = Budget(deadline=deadline)
-        arguments = call_arguments(h.signature, self.args, self.kwargs)
-        if h.citations_fn is not None:
-            citations = extract_citations(h.citations_fn(arguments, result), budget)
-        else:  # framework results wrap the answer (LlamaIndex Response, Haystack outputs, ...)
-            citations = extract_citations(result, budget) or answer_citations(result, budget)
-        doc_budget = budget.after()
-        sources = ([h.documents_fn(arguments, result)] if h.documents_fn is not None
-                   else call_sources(arguments, result))
-        # every chunk under every id a prompt could show (vcg_otel.documents)
-        documents = documents_of(self.scope.auditor, *sources, budget=doc_budget)
-        limit = (kept.limit if kept is not None else None) or budget.exhausted \
-            or doc_budget.exhausted
+        config = self.scope.auditor.config
+        reading = read_output(result, self.args, self.kwargs, Budget(deadline=deadline),
+                              signature=h.signature, citations=h.citations_fn,
+                              documents=h.documents_fn, id_keys=config.id_keys,
+                              position_base=config.position_base)
+        limit = (kept.limit if kept is not None else None) or reading.completeness.limit
         if limit is not None:
             self.scope.annotate(semconv.AUDIT_EXTRACT_LIMIT, limit)
         if kept is not None and kept.dropped:
             self.scope.annotate(semconv.AUDIT_STREAM_DROPPED, kept.dropped)
-        if not citations:
-            self.scope.nothing(documents)
-            return None
-        # fewer citations are fine; fewer documents are not, unless the deadline cut them:
-        # then the audit cuts every citation too (unverifiable, never not_found)
-        if not doc_budget.complete and doc_budget.exhausted != semconv.REASON_DEADLINE:
-            raise DocumentsIncomplete(limit or "unreadable")
-        return citations, documents
+        work = reading.work()
+        if work is None:
+            self.scope.nothing(reading.documents)
+        return work
 
     def _work(self, result: Any, deadline: Deadline,
               kept: StreamKept | None) -> Work | None:

@@ -92,10 +92,14 @@ DOCUMENT_KEYS = ("documents", "docs", "context", "source_documents", "sources", 
 # Containers whose *values* are searched for documents too (Haystack ``Pipeline.run`` outputs
 # are ``{component: {socket: value}}``; ``answers`` hold ``GeneratedAnswer.documents``).
 _NESTED_KEYS = ("answers", "answer")
-# A mapping of strings with one of these keys is an answer ({"input", "answer"}), not a
-# mapping of document id to text: its answer must never become a document the quotes match.
+# A mapping of strings with one of these keys is an answer ({"input", "answer"}) or one
+# document described by its fields (Cohere's {"id", "title", "snippet"}), not a mapping of
+# document id to text: neither its answer nor its field names may become documents.
 _NOT_DOCUMENTS = frozenset({"input", "query", "question", "answer", "result", "response",
-                            "output", "text", "data", "replies", "reply", "message"})
+                            "output", "text", "data", "replies", "reply", "message",
+                            "id", "title", "snippet", "url", "uri", "source", "content",
+                            "doc_id", "document_id", "source_id", "filename", "file_id",
+                            "type"})
 _ID_ATTRS = ("id", "node_id", "id_", "doc_id", "document_id", "source_id")
 _META_IDS = ("id", "doc_id", "document_id", "source_id")
 _META_PATHS = ("source", "file_path", "file_name")

@@ -342,9 +342,33 @@ def _openai_annotations(text: str, items: list[Any] | tuple[Any, ...]) -> list[C
 
 
 def _inline(text: str, walk: _Walk) -> list[Citation]:
-    """Inline quotes in one pass: sentence bounds are found moving forward, never rescanned."""
-    endpos = walk.budget.text(len(text))
+    """Inline quotes and source markers of one answer text, in one pass each.
+
+    Both are read: an answer that quotes some sources and only marks others (``"..." [a]``
+    and ``... fell [3].``) has every citation audited, the markers after the quotes. A text
+    longer than the budget's characters is read up to the cut: what was found before it is
+    kept, and the budget records the cut (``text_chars``).
+    """
+    budget = walk.budget
+    was = budget.exhausted
+    endpos = budget.text(len(text))
+    cut = was is None and budget.exhausted == "text_chars"
+    if cut:  # read the part allowed, then record the cut
+        budget.exhausted = None
+    try:
+        quoted = _quoted(text, walk, endpos)
+        marked = _marked(text, walk, endpos, quoted[1]) if endpos else []
+    finally:
+        if cut and budget.exhausted is None:
+            budget.exhausted = "text_chars"
+    return quoted[0] + marked
+
+
+def _quoted(text: str, walk: _Walk, endpos: int) -> tuple[list[Citation], list[tuple[int, int]]]:
+    """Inline quotes (sentence bounds found moving forward, never rescanned), and the spans of
+    their ``[doc-id]`` brackets (not markers of their own)."""
     found: list[Citation] = []
+    brackets: list[tuple[int, int]] = []
     lo = scanned = 0  # the last sentence start before the match; how far it was looked for
     stop: re.Match[str] | None = None
     stop_known = False  # ``stop`` is the first sentence end at or after the last match's end
@@ -359,12 +383,30 @@ def _inline(text: str, walk: _Walk) -> list[Citation]:
         hi = stop.end() if stop else len(text)
         claim = text[max(lo, m.start() - MAX_CLAIM_CONTEXT):min(hi, m.end() + MAX_CLAIM_CONTEXT)]
         found.append(Citation(claim.strip(), document_id(m.group("doc")), m.group("quote")))
-    if not found and endpos and walk.budget.take(text.count("[", 0, endpos)):
-        from . import markers  # no inline quote: numbered, id or footnote markers
+        brackets.append((m.start("doc") - 1, m.end("doc") + 1))
+    return found, brackets
 
-        # a node per bracket, paid before the work: the markers' cost is linear in them
-        found = [m.citation for m in markers.marked_claims(text[:endpos])]
-    return found
+
+def _marked(text: str, walk: _Walk, endpos: int,
+            brackets: list[tuple[int, int]]) -> list[Citation]:
+    """Numbered, id or footnote markers outside the inline quotes' brackets (a node per
+    bracket, paid before the work: the markers' cost is linear in them)."""
+    if not walk.budget.take(text.count("[", 0, endpos)):
+        return []
+    from . import markers
+
+    head = text[:endpos]
+    if brackets:  # an inline quote's [doc-id] is its citation, not a second one
+        pieces, pos = [], 0
+        for a, b in brackets:
+            pieces.append(head[pos:a])
+            pieces.append(" " * (b - a))
+            pos = b
+        pieces.append(head[pos:])
+        head = "".join(pieces)
+        if "[" not in head:
+            return []
+    return [m.citation for m in markers.marked_claims(head)]
 
 
 def _content_blocks(blocks: Iterable[Any], walk: _Walk, depth: int) -> list[Citation]:
@@ -558,7 +600,9 @@ DOCUMENT_ARGUMENTS = ("documents", "docs", "context", "sources")
 def call_arguments(signature: inspect.Signature | None, args: tuple[Any, ...],
                    kwargs: Mapping[str, Any]) -> dict[str, Any]:
     """A call's arguments by parameter name, defaults included (a default ``documents=...``
-    counts too); just the keywords when the signature is unknown or does not bind."""
+    counts too), the keywords a ``**kwargs`` caught under their own names (a wrapper of
+    ``client.messages.create(**kwargs)`` passes ``messages=`` on); just the keywords when the
+    signature is unknown or does not bind."""
     if signature is None:
         return dict(kwargs)
     try:
@@ -566,7 +610,13 @@ def call_arguments(signature: inspect.Signature | None, args: tuple[Any, ...],
     except TypeError:
         return dict(kwargs)
     bound.apply_defaults()
-    return dict(bound.arguments)
+    arguments = dict(bound.arguments)
+    for name, param in signature.parameters.items():  # ``**kwargs``: its keywords by name
+        extra = arguments.get(name) if param.kind is param.VAR_KEYWORD else None
+        if isinstance(extra, dict):
+            del arguments[name]
+            arguments.update({k: v for k, v in extra.items() if k not in arguments})
+    return arguments
 
 
 def call_sources(arguments: Mapping[str, Any], result: Any) -> list[Any]:

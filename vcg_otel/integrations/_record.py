@@ -11,8 +11,9 @@ from typing import TYPE_CHECKING, Any
 from ..audit import Auditor, AuditReport, Citation
 from ..config import TelemetryConfig
 from ..documents import DocumentSet
+from ..otel import semconv
+from ..reading import read_output
 from ..scope import AuditScope, configure, documents_of, tracer_for
-from .answers import answer_citations
 
 if TYPE_CHECKING:
     from opentelemetry.context import Context
@@ -66,9 +67,17 @@ class OutputAuditor:
 
     def _read(self, scope: AuditScope, output: Any,
               answer: Any) -> tuple[list[Citation], DocumentSet] | None:
-        try:
-            documents = documents_of(self.auditor, output)
-            return answer_citations(output if answer is None else answer), documents
+        config = self.auditor.config
+        try:  # the decorator's one reading path, budget and completeness rule
+            reading = read_output(output if answer is None else answer,
+                                  shared=() if answer is None else (output,),
+                                  id_keys=config.id_keys, position_base=config.position_base)
+            limit = reading.completeness.limit
+            if limit is not None:
+                scope.annotate(semconv.AUDIT_EXTRACT_LIMIT, limit)
+            if not reading.citations:  # recorded by the scope as nothing to audit
+                return [], reading.documents
+            return reading.work()
         except Exception as exc:
             scope.error(exc)
             return None

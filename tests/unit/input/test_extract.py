@@ -129,8 +129,10 @@ def test_an_answer_with_numbered_markers_gives_one_citation_per_marker() -> None
     report = Auditor().audit(got, docs)
     assert [r.outcome for r in report.results] == [
         Outcome.UNVERIFIABLE, Outcome.UNVERIFIABLE, Outcome.UNKNOWN_SOURCE]  # no judge
+    # a mixed answer: the quote and the marker are both audited (issue 20, item 3)
     quoted = extract_citations('It "improves accuracy by 4.2%" [d1]. Also [2].')
-    assert [(c.document_id, c.quote) for c in quoted] == [("d1", "improves accuracy by 4.2%")]
+    assert [(c.document_id, c.quote) for c in quoted] == [("d1", "improves accuracy by 4.2%"),
+                                                          ("2", None)]
 
 
 def test_inline_quotes_in_answer_text() -> None:

@@ -1,0 +1,1 @@
+"""One reader per documented response shape; :mod:`vcg_otel.reading.registry` orders them."""

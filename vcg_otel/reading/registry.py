@@ -1,0 +1,68 @@
+"""The format readers, in the order they are tried, and where in a result they look.
+
+Each reader recognises its shape only by the fields that define it, so the order matters only
+where one shape contains another's fields: Azure On Your Data is a Chat Completion with a
+``context`` (before OpenAI), Perplexity a Chat Completion with top-level ``citations`` (before
+OpenAI), Mistral's reference chunks a Chat Completion whose content is a list.
+
+A result that no reader recognises at its top is looked into one level down, under the keys
+frameworks and apps wrap answers in (``answer``, ``response``, ``output``, ``result``,
+``raw``... — a handler returning ``{"response": message, "documents": docs}``), at most
+:data:`MAX_WRAPPING` levels. Nothing recognised: ``None``, and the generic reader runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .base import Format, Found
+from .formats import (
+    anthropic,
+    azure,
+    bedrock,
+    cohere,
+    gemini,
+    langchain,
+    llamaindex,
+    mistral,
+    openai,
+    perplexity,
+)
+from .walk import charge, get
+
+__all__ = ["FORMATS", "MAX_WRAPPING", "recognise"]
+
+#: Every format reader, in the order tried.
+FORMATS: tuple[Format, ...] = (anthropic, cohere, azure, perplexity, mistral, openai, gemini,
+                               bedrock, langchain, llamaindex)
+#: Keys under which apps and frameworks wrap a provider's response.
+WRAPPERS = ("response", "answer", "output", "result", "raw_response", "completion", "message")
+#: How many wrapping levels are looked into.
+MAX_WRAPPING = 2
+_SCALARS = (str, bytes, int, float, bool, type(None))
+
+
+def recognise(result: Any, arguments: Mapping[str, Any], depth: int = 0) -> Found | None:
+    """The first format that recognises ``result`` (or what it wraps), else ``None``."""
+    if isinstance(result, (*_SCALARS, list, tuple)) or not charge(1):
+        return None
+    present = result.keys() if isinstance(result, Mapping) else None
+    for reader in FORMATS:
+        if present is not None and reader.keys.isdisjoint(present):
+            continue  # a plain mapping: only the readers whose keys it has look at it
+        found = reader.read(result, arguments)
+        if found is not None:
+            return found
+    if depth >= MAX_WRAPPING:
+        return None
+    for key in WRAPPERS:
+        if present is not None and key not in present:
+            continue
+        inner = get(result, key)
+        if inner is not None and inner is not result:
+            found = recognise(inner, arguments, depth + 1)
+            if found is not None:
+                found.result_documents = True  # the wrapper may carry the app's documents
+                return found
+    return None
