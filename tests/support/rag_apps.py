@@ -16,10 +16,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from opentelemetry.sdk.trace.id_generator import IdGenerator
 from support.fake_openai import FakeOpenAI, Reply
 from support.frameworks import FABRICATED, PAPERS, words
 
-__all__ = ["APPS", "App", "Quotes", "build"]
+__all__ = ["APPS", "App", "CountingIds", "Quotes", "build", "run_traced"]
 
 FIRST, SECOND = list(PAPERS)[:2]
 QUESTION = "What do the papers find?"
@@ -197,3 +198,50 @@ def build(name: str, server: FakeOpenAI, workdir: Path) -> App:
     for module in needs[name]:
         pytest.importorskip(module)
     return APPS[name](server, workdir)
+
+
+class CountingIds(IdGenerator):
+    """An SDK id generator with ids from a counter: the same trace ids on every run, so
+    which shard a trace falls in is the same on every run too."""
+
+    def __init__(self, seed: int) -> None:
+        self.next = seed << 32
+
+    def generate_span_id(self) -> int:
+        self.next += 1
+        return self.next & ((1 << 64) - 1) or 1
+
+    def generate_trace_id(self) -> int:
+        self.next += 1
+        return (self.next * 0x9E3779B97F4A7C15) & ((1 << 128) - 1) or 1
+
+
+def run_traced(app: App, exporter: Any, project: str, times: int = 1,
+               id_generator: Any = None, question: str = QUESTION) -> list[str]:
+    """Run ``app`` ``times`` under its OpenInference instrumentor, exporting with
+    ``exporter`` (a span exporter) as Phoenix project ``project``; the trace ids (hex), in
+    the order run."""
+    from opentelemetry.sdk.resources import Resource
+    from opentelemetry.sdk.trace import ReadableSpan, SpanProcessor, TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+
+    roots: list[str] = []
+
+    class Roots(SpanProcessor):
+        def on_end(self, span: ReadableSpan) -> None:
+            if span.parent is None and span.context is not None:
+                roots.append(format(span.context.trace_id, "032x"))
+
+    kwargs = {"id_generator": id_generator} if id_generator is not None else {}
+    provider = TracerProvider(resource=Resource({"openinference.project.name": project}),
+                              **kwargs)
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    provider.add_span_processor(Roots())
+    app.instrument(provider)
+    try:
+        for _ in range(times):
+            app.handler(question)
+    finally:
+        app.uninstrument()
+        provider.shutdown()
+    return roots

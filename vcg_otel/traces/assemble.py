@@ -5,7 +5,8 @@
   anything, the other spans' ``output.value`` (chains, agents), the root first. The span it
   came from is the *answer span*: per-citation annotations and the audit span go there.
 * **Documents**: every ``RETRIEVER`` span's ``retrieval.documents.N.document.content``,
-  ``.id`` and ``.metadata`` (a JSON object), in the order retrieved. The LangChain
+  ``.id`` and ``.metadata`` (a JSON object in OTLP; Phoenix hands it back flattened,
+  ``.metadata.file_name``: both are read), in the order retrieved. The LangChain
   instrumentor writes no ``.id``: the document's ``id`` is then taken from the retriever's
   ``output.value`` (``{"documents": [{"id", "page_content", ...}]}``) when it lists the same text
   at the same place, so ids are the ones the app's own results carry.
@@ -28,7 +29,7 @@ from .model import SpanRecord, TraceRecord
 
 __all__ = ["Assembled", "assemble", "documents_of_span", "span_answers"]
 
-_DOC = re.compile(r"^retrieval\.documents\.(\d+)\.document\.(content|id|metadata)$")
+_DOC = re.compile(r"^retrieval\.documents\.(\d+)\.document\.(content|id|metadata)(?:\.(.+))?$")
 _MESSAGE = re.compile(r"^llm\.output_messages\.(\d+)\.message\.(role|content)$")
 _CONTENTS = re.compile(
     r"^llm\.output_messages\.(\d+)\.message\.contents\.(\d+)\.message_content\.text$")
@@ -96,6 +97,15 @@ def _metadata(value: Any) -> dict[str, Any]:
     return dict(value) if isinstance(value, Mapping) else {}
 
 
+def _put(tree: dict[str, Any], path: list[str], value: Any) -> None:
+    for part in path[:-1]:
+        child = tree.get(part)
+        if not isinstance(child, dict):
+            child = tree[part] = {}
+        tree = child
+    tree[path[-1]] = value
+
+
 def _listed_ids(span: SpanRecord) -> list[tuple[Any, Any]]:
     """``(id, text)`` of the documents a retriever's ``output.value`` lists, when it is JSON
     (LangChain: ``{"documents": [{"id", "page_content", ...}]}``)."""
@@ -118,8 +128,13 @@ def documents_of_span(span: SpanRecord) -> list[dict[str, Any]]:
     by_index: dict[int, dict[str, Any]] = {}
     for key, value in span.attributes.items():
         m = _DOC.match(key)
-        if m:
-            by_index.setdefault(int(m.group(1)), {})[m.group(2)] = value
+        if m is None:
+            continue
+        fields = by_index.setdefault(int(m.group(1)), {})
+        if m.group(3) is None:
+            fields[m.group(2)] = value
+        elif m.group(2) == "metadata":  # Phoenix stores attributes nested: read back flat
+            _put(fields.setdefault("metadata_keys", {}), m.group(3).split("."), value)
     listed: list[tuple[Any, Any]] | None = None
     documents = []
     for index in sorted(by_index):
@@ -127,7 +142,8 @@ def documents_of_span(span: SpanRecord) -> list[dict[str, Any]]:
         text = fields.get("content")
         if not isinstance(text, str):
             continue
-        doc: dict[str, Any] = {"text": text, "metadata": _metadata(fields.get("metadata"))}
+        doc: dict[str, Any] = {"text": text, "metadata": {
+            **fields.get("metadata_keys", {}), **_metadata(fields.get("metadata"))}}
         ident = fields.get("id")
         if ident is None:
             if listed is None:
