@@ -126,7 +126,7 @@ def llamaindex_app(server: FakeOpenAI, workdir: Path) -> App:
                             model_name="text-embedding-3-small")
     index = VectorStoreIndex.from_documents(
         SimpleDirectoryReader(str(folder)).load_data(), embed_model=embed,
-        transformations=[SentenceSplitter(chunk_size=64, chunk_overlap=0)])
+        transformations=[SentenceSplitter(chunk_size=128, chunk_overlap=0)])
     nodes = list(index.docstore.docs.values())
     honest = [n for n in nodes if n.metadata.get("file_name") == FIRST][-1]
     other = [n for n in nodes if n.metadata.get("file_name") == SECOND][0]
@@ -134,7 +134,7 @@ def llamaindex_app(server: FakeOpenAI, workdir: Path) -> App:
                     misattributed=words(other.get_content(), 1, 8))
     llm = LiteLLM(model="openai/test-model", api_base=server.base_url, api_key="sk-test",
                   max_retries=0, timeout=10)
-    engine = index.as_query_engine(llm=llm, similarity_top_k=50)
+    engine = index.as_query_engine(llm=llm, similarity_top_k=200)  # every chunk
     _reply_with(server, quotes.answer())
     return App("llamaindex", engine.query, quotes, LlamaIndexInstrumentor())
 
