@@ -20,7 +20,8 @@ from opentelemetry.sdk.trace.id_generator import IdGenerator
 from support.fake_openai import FakeOpenAI, Reply
 from support.frameworks import FABRICATED, PAPERS, words
 
-__all__ = ["APPS", "App", "CountingIds", "Quotes", "build", "run_traced"]
+__all__ = ["APPS", "App", "CountingIds", "Quotes", "build", "live_outcomes", "run_traced",
+           "trace_outcomes"]
 
 FIRST, SECOND = list(PAPERS)[:2]
 QUESTION = "What do the papers find?"
@@ -245,3 +246,27 @@ def run_traced(app: App, exporter: Any, project: str, times: int = 1,
         app.uninstrument()
         provider.shutdown()
     return roots
+
+
+def live_outcomes(app: App) -> dict[str, tuple[str, Any]]:
+    """The same app's handler decorated live: (verdict, matched chunk) by quote (or claim)."""
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    from vcg_otel import audited_citations
+
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    audited_citations(tracer_provider=provider)(app.handler)("What do the papers find?")
+    return {str(a.get("citation.quote") or a["citation.claim"]):
+            (str(a["citation.verdict"]), a.get("citation.gate.match.document_id"))
+            for a in (dict(s.attributes or {}) for s in exporter.get_finished_spans()
+                      if s.name == "citation.check")}
+
+
+def trace_outcomes(records: list[dict[str, Any]]) -> dict[str, tuple[str, Any]]:
+    """What a trace audit's ``--out`` records say, in :func:`live_outcomes`' shape."""
+    return {r["citation"].get("quote") or r["citation"]["claim"]:
+            (r["outcome"], (r.get("gate") or {}).get("document_id")) for r in records}

@@ -96,7 +96,7 @@ def _run(args: argparse.Namespace, out: TextIO, err: TextIO, shard: Any, since: 
         if logs is not None:
             logs.shutdown()
     progress(audit.tally, final=True)
-    return _report(args, out, audit.tally, label, results, summary, tally_factory)
+    return _report(args, err, audit.tally, label, results, summary, tally_factory)
 
 
 def _otlp(args: argparse.Namespace, audit: TraceAudit, input_error: type[Exception]) -> None:
@@ -136,16 +136,17 @@ def _phoenix_passes(args: argparse.Namespace, audit: TraceAudit, since: int | No
         time.sleep(args.watch)
 
 
-def _report(args: argparse.Namespace, out: TextIO, tally: TraceTally, label: str,
+def _report(args: argparse.Namespace, err: TextIO, tally: TraceTally, label: str,
             results: Any, summary: Callable[..., None], tally_factory: Callable[..., Any]
             ) -> int:
+    """The summary and any ``FAIL`` lines on stderr (stdout is left to ``--out /dev/stdout``)."""
     for line in summary_lines(tally, label):
-        out.write(line + "\n")
+        err.write(line + "\n")
     cli_tally = tally_factory(tally.counts, tally.usage, answers=tally.audited,
                               citations=tally.citations,
                               without_citations=tally.without_citations,
                               over_limit=tally.over_limit)
-    summary(out, cli_tally, results.destination if results is not None else None)
+    summary(err, cli_tally, results.destination if results is not None else None)
     if results is not None:
         results.commit()
     failed = False
@@ -153,6 +154,6 @@ def _report(args: argparse.Namespace, out: TextIO, tally: TraceTally, label: str
         crossed, rate = threshold.crossed(tally.counts, tally.citations)
         if crossed:
             failed = True
-            out.write(f"FAIL {threshold.name} rate {rate:.4f} {threshold.op} "
+            err.write(f"FAIL {threshold.name} rate {rate:.4f} {threshold.op} "
                       f"{threshold.limit:g}\n")
     return 1 if failed else 0

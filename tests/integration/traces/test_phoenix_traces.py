@@ -15,15 +15,11 @@ from typing import Any
 
 import pytest
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
-from opentelemetry.sdk.trace import TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from support.fake_openai import FakeOpenAI
 from support.frameworks import project
 from support.phoenix_server import PhoenixServer, poll
-from support.rag_apps import App, CountingIds, build, run_traced
+from support.rag_apps import App, CountingIds, build, live_outcomes, run_traced, trace_outcomes
 
-from vcg_otel import audited_citations
 from vcg_otel.cli import main
 
 FRAMEWORKS = ["langchain", "llamaindex", "haystack"]
@@ -91,23 +87,6 @@ def annotations(phoenix: PhoenixServer, name: str) -> list[dict[str, Any]]:
         include_annotation_names=["citation_verdict", "citation_fabrication"]))
 
 
-def live_outcomes(app: App) -> dict[str, tuple[str, Any]]:
-    """The same app's handler decorated live: (verdict, matched chunk) by quote (or claim)."""
-    exporter = InMemorySpanExporter()
-    provider = TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
-    audited_citations(tracer_provider=provider)(app.handler)("What do the papers find?")
-    return {str(a.get("citation.quote") or a["citation.claim"]):
-            (str(a["citation.verdict"]), a.get("citation.gate.match.document_id"))
-            for a in (dict(s.attributes or {}) for s in exporter.get_finished_spans()
-                      if s.name == "citation.check")}
-
-
-def trace_outcomes(records: list[dict[str, Any]]) -> dict[str, tuple[str, Any]]:
-    return {r["citation"].get("quote") or r["citation"]["claim"]:
-            (r["outcome"], (r.get("gate") or {}).get("document_id")) for r in records}
-
-
 @pytest.mark.parametrize("framework", FRAMEWORKS)
 def test_a_framework_trace_audits_as_the_same_app_decorated_live(
         framework: str, apps: dict[str, App], model: FakeOpenAI, phoenix: PhoenixServer,
@@ -147,7 +126,7 @@ def test_a_second_run_adds_nothing_and_a_new_trace_is_audited_by_the_next(
 
     code, records = audit(phoenix, name, "--cursor", cursor)
     assert (code, records) == (0, [])
-    assert "1 already audited" in capsys.readouterr().out
+    assert "1 already audited" in capsys.readouterr().err
     assert phoenix.stored(name)[1] == written
 
     (second,) = send(app, phoenix, name)
@@ -206,4 +185,4 @@ def test_a_trace_without_retriever_spans_is_counted_no_documents(
     code, records = audit(phoenix, name)
     assert code == 0
     assert {r["outcome"] for r in records} == {"unverifiable"}
-    assert "1 without retrieved documents (no_documents)" in capsys.readouterr().out
+    assert "1 without retrieved documents (no_documents)" in capsys.readouterr().err
