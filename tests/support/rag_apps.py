@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from opentelemetry.sdk.trace.id_generator import IdGenerator
+
 from support.fake_openai import FakeOpenAI, Reply
 from support.frameworks import FABRICATED, PAPERS, words
 
@@ -130,7 +131,7 @@ def llamaindex_app(server: FakeOpenAI, workdir: Path) -> App:
         transformations=[SentenceSplitter(chunk_size=128, chunk_overlap=0)])
     nodes = list(index.docstore.docs.values())
     honest = [n for n in nodes if n.metadata.get("file_name") == FIRST][-1]
-    other = [n for n in nodes if n.metadata.get("file_name") == SECOND][0]
+    other = next(n for n in nodes if n.metadata.get("file_name") == SECOND)
     quotes = Quotes(cited=FIRST.removesuffix(".txt"), honest=words(honest.get_content(), 1, 8),
                     misattributed=words(other.get_content(), 1, 8))
     llm = LiteLLM(model="openai/test-model", api_base=server.base_url, api_key="sk-test",
@@ -156,7 +157,7 @@ def haystack_app(server: FakeOpenAI, workdir: Path) -> App:
     store = InMemoryDocumentStore()
     store.write_documents(chunks)
     honest = [d for d in chunks if d.meta["file_name"] == FIRST][1]
-    other = [d for d in chunks if d.meta["file_name"] == SECOND][0]
+    other = next(d for d in chunks if d.meta["file_name"] == SECOND)
     quotes = Quotes(cited=FIRST.removesuffix(".txt"),
                     honest=words(honest.content or "", 3, 12),
                     misattributed=words(other.content or "", 5, 12))

@@ -25,7 +25,8 @@ from ..otel.spans import _check_attributes, audit_span_attributes
 from ..phoenix.annotations import REQUEST_ANNOTATION, VERDICT_ANNOTATION
 from ..phoenix.annotations import PhoenixAnnotationProcessor as _Live
 
-__all__ = ["audit_version", "trace_annotations", "verdict_identifier"]
+__all__ = ["REQUEST_ANNOTATION", "VERDICT_ANNOTATION", "audit_version", "request_identifier",
+           "trace_annotations", "verdict_identifier"]
 
 
 def audit_version(judged: bool) -> str:
@@ -63,5 +64,3 @@ def trace_annotations(report: AuditReport, answer_span_id: str, root_span_id: st
     notes.append(note)
     return notes
 
-
-__all__ += ["REQUEST_ANNOTATION", "VERDICT_ANNOTATION", "request_identifier"]

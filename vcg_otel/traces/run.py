@@ -30,7 +30,8 @@ from .assemble import Assembled, assemble
 from .model import TraceRecord
 from .select import ALL, Cursor, Shard
 
-__all__ = ["TraceAudit", "TraceTally", "read_answer"]
+__all__ = ["TraceAudit", "TraceProgress", "TraceTally", "cursor_key", "read_answer",
+           "summary_lines"]
 
 
 def read_answer(answer: Any) -> list[Citation]:
@@ -237,5 +238,3 @@ def summary_lines(tally: TraceTally, source: str) -> list[str]:
 def cursor_key(source: str, shard: Shard) -> str:
     return f"{source} shard {shard}"
 
-
-__all__ += ["TraceProgress", "cursor_key", "summary_lines"]

@@ -104,8 +104,8 @@ class Cursor:
                 data = loaded if isinstance(loaded, dict) else {}
             except (OSError, ValueError):
                 data = {}
-        data[self.key] = {"listed_until_ns": listed_until_ns, "listed_until": datetime.fromtimestamp(
-            listed_until_ns / 1e9, tz=timezone.utc).isoformat()}
+        moment = datetime.fromtimestamp(listed_until_ns / 1e9, tz=timezone.utc)
+        data[self.key] = {"listed_until_ns": listed_until_ns, "listed_until": moment.isoformat()}
         fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=f".{self.path.name}.")
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             json.dump(data, handle, indent=1)

@@ -119,7 +119,7 @@ def test_a_second_run_adds_nothing_and_a_new_trace_is_audited_by_the_next(
     app = apps("langchain")
     name = project()
     cursor = str(tmp_path / "cursor.json")
-    (first,) = send(app, phoenix, name)
+    (_first,) = send(app, phoenix, name)
     assert audit(phoenix, name, "--cursor", cursor)[0] == 0
     written = poll(lambda: phoenix.stored(name)[1], lambda c: sum(c.values()) >= 5)
     capsys.readouterr()
