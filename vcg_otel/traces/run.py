@@ -57,6 +57,10 @@ class TraceTally:
     citations: int = 0
     annotations: int = 0
     over_limit: int = 0
+    #: where the time went: reading the source, auditing, writing annotations (seconds)
+    reading: float = 0.0
+    auditing: float = 0.0
+    writing: float = 0.0
 
     def add(self, report: AuditReport) -> None:
         for r in report.results:
@@ -151,8 +155,10 @@ class TraceAudit:
 
     def run_otlp(self, source: Any) -> None:
         """Every trace of an OTLP/JSON file (:class:`~vcg_otel.traces.otlp.OtlpFileSource`)."""
-        for trace in self._mine(source.traces()):
+        for trace in self._mine(self._timed(source.traces())):
+            started = time.perf_counter()
             self.audit_trace(trace)
+            self.tally.auditing += time.perf_counter() - started
             self._step()
         self.tally.open += source.open_traces
 
@@ -160,9 +166,12 @@ class TraceAudit:
         """The traces of a Phoenix project whose root started in [start, end): a page at a
         time, skipping those this audit version annotated already, annotations written per
         page, the cursor saved after each page and at the end."""
-        for page in source.traces(start_ns, end_ns):
-            mine = [t for t in self._mine(page)]
+        for page in self._timed(source.traces(start_ns, end_ns)):
+            mine = list(self._mine(page))
+            started = time.perf_counter()
             done = self._annotated(source, mine)
+            self.tally.reading += time.perf_counter() - started
+            started = time.perf_counter()
             notes: list[dict[str, Any]] = []
             for trace in mine:
                 root = trace.root
@@ -177,11 +186,26 @@ class TraceAudit:
                                                root.span_id if root else None, self.version,
                                                self.policy)
                 self._step()
+            self.tally.auditing += time.perf_counter() - started
+            started = time.perf_counter()
             if notes:
                 self.tally.annotations += source.write(notes)
+            self.tally.writing += time.perf_counter() - started
             if page:
                 cursor.save(max(t.start_ns for t in page))
         cursor.save(end_ns)
+
+    def _timed(self, items: Iterator[Any]) -> Iterator[Any]:
+        """``items``, the time spent producing each counted as reading."""
+        while True:
+            started = time.perf_counter()
+            try:
+                item = next(items)
+            except StopIteration:
+                return
+            finally:
+                self.tally.reading += time.perf_counter() - started
+            yield item
 
     def _annotated(self, source: Any, traces: list[TraceRecord]) -> set[str]:
         """Root span ids whose ``citation_fabrication`` this audit version wrote."""
@@ -232,6 +256,11 @@ def summary_lines(tally: TraceTally, source: str) -> list[str]:
         lines.append("  " + ", ".join(notes))
     if tally.annotations:
         lines.append(f"  {tally.annotations} annotations written")
+    busy = tally.reading + tally.auditing + tally.writing
+    if busy:
+        lines.append(f"  time: {tally.reading:.1f} s reading, {tally.auditing:.1f} s auditing"
+                     + (f", {tally.writing:.1f} s writing annotations" if tally.writing else "")
+                     + f" ({tally.traces / busy:,.0f} traces/s)")
     return lines
 
 
