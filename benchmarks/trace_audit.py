@@ -69,32 +69,37 @@ def _answer(docs: list[tuple[str, str]], rng: random.Random) -> str:
         {"claim": "It claims that.", "quote": _quote(other, rng), "doc_id": first}]})
 
 
-def fill(endpoint: str | None, project: str, count: int, seed: int,
+def fill(endpoint: str, project: str, count: int, seed: int,
          otlp_file: Path | None = None) -> None:
-    """``count`` OpenInference-shaped traces into Phoenix (``endpoint``) and/or a file."""
+    """``count`` OpenInference-shaped traces into Phoenix and, if asked, a file. Exported 200
+    traces at a time, each batch retried until Phoenix took it (a busy Phoenix answers 503,
+    and a batch processor gives up at shutdown)."""
+    from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
     from opentelemetry.sdk.resources import Resource
     from opentelemetry.sdk.trace import TracerProvider
-    from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExportResult
     from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
     rng = random.Random(seed)
     ids = sorted(ABSTRACTS)
     provider = TracerProvider(resource=Resource({"openinference.project.name": project}))
-    memory = InMemorySpanExporter() if otlp_file is not None else None
-    if endpoint is not None:
-        from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
-
-        exporter: SpanExporter = OTLPSpanExporter(f"{endpoint}/v1/traces", timeout=60)
-        provider.add_span_processor(BatchSpanProcessor(
-            exporter, max_queue_size=200_000, max_export_batch_size=2048,
-            schedule_delay_millis=200))
-    if memory is not None:
-        from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-
-        provider.add_span_processor(SimpleSpanProcessor(memory))
+    memory = InMemorySpanExporter()
+    provider.add_span_processor(SimpleSpanProcessor(memory))
+    exporter = OTLPSpanExporter(f"{endpoint}/v1/traces", timeout=60)
     tracer = provider.get_tracer("bench-rag")
     if otlp_file is not None:
         otlp_file.write_text("")
+
+    def flush() -> None:
+        spans = memory.get_finished_spans()
+        memory.clear()
+        if not spans:
+            return
+        while exporter.export(spans) is not SpanExportResult.SUCCESS:
+            time.sleep(2)
+        if otlp_file is not None:
+            _write(otlp_file, spans)
+
     for i in range(count):
         chosen = [(d, ABSTRACTS[d]) for d in rng.sample(ids, 4)]
         with tracer.start_as_current_span("RetrievalQA", attributes={
@@ -114,22 +119,19 @@ def fill(endpoint: str | None, project: str, count: int, seed: int,
                     "llm.output_messages.0.message.content": answer,
                     "output.value": answer}):
                 pass
-        if memory is not None and otlp_file is not None and (i + 1) % 200 == 0:
-            _write(otlp_file, memory)
-    if memory is not None and otlp_file is not None:
-        _write(otlp_file, memory)
+        if (i + 1) % 200 == 0:
+            flush()
+    flush()
     provider.shutdown()
+    exporter.shutdown()
 
 
-def _write(path: Path, memory: Any) -> None:
-    """The spans so far as one OTLP/JSON line (the test suite's encoder: hex ids)."""
+def _write(path: Path, spans: Any) -> None:
+    """``spans`` as one OTLP/JSON line (the test suite's encoder: hex ids)."""
     sys.path.insert(0, str(ROOT / "tests"))
     from support.otlp_json import sdk_request, write_lines
 
-    spans = memory.get_finished_spans()
-    memory.clear()
-    if spans:
-        write_lines(path, [sdk_request(spans)])
+    write_lines(path, [sdk_request(spans)])
 
 
 def _spawn_measured(argv: list[str]) -> tuple[float, float, str]:
