@@ -14,7 +14,7 @@ from haystack.components.retrievers.in_memory import InMemoryBM25Retriever
 from haystack.dataclasses import ChatMessage
 from haystack.document_stores.in_memory import InMemoryDocumentStore
 
-from vcg_otel.integrations.haystack import ReplyCitationChecker
+from haystack_integrations.components.validators.vcg_otel import ReplyCitationChecker
 
 store = InMemoryDocumentStore()  # ids: content hashes; the answer cites file names
 store.write_documents([

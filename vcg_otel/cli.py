@@ -8,6 +8,11 @@ Exit codes: 0 success, 1 a ``--fail-on`` threshold was crossed, 2 bad input or u
 message names the file and line), 3 an internal error (a bug: the traceback is printed),
 130 on SIGINT, 143 on SIGTERM, 141 when stdout's reader goes away. A crash never exits 1,
 so CI cannot mistake it for a crossed threshold.
+
+The summary, the ``FAIL`` lines, warnings and progress go to stderr; stdout carries nothing of
+ours, so ``--out /dev/stdout`` is clean JSONL. This module imports only the standard library
+at its top (vcg_otel's modules are imported where used, inside :func:`main`'s handlers): a
+Ctrl-C while it starts up exits 130 with a message, never a traceback.
 """
 
 from __future__ import annotations
@@ -29,13 +34,11 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-from .audit import Auditor, AuditReport, Citation, Outcome
-from .extract import extract_citations, extract_documents
-from .judge.verdict import Usage
-from .llm import judge_from_env
-from .otel import semconv
+if TYPE_CHECKING:
+    from .audit import AuditReport, Citation
+    from .judge.verdict import Usage
 
 __all__ = ["main"]
 
@@ -121,6 +124,8 @@ def _extracted(where: str, extract: Callable[[Any], Any], value: Any) -> Any:
 def load_documents(path: Path) -> dict[str, str]:
     """DOCS: a directory of text files (id = file name without suffix), a JSONL of
     ``{id, text}`` records, or a JSON object of id to text (or a list of records)."""
+    from .extract import extract_documents
+
     if path.is_dir():
         docs: dict[str, str] = {}
         for file in sorted(p for p in path.rglob("*") if p.is_file()):
@@ -177,6 +182,8 @@ class Threshold:
 def parse_threshold(text: str) -> Threshold:
     """``"misattributed>0.05"``: a verdict (or ``fabricated``, ``inconsistent``), an operator
     and a rate between 0 and 1."""
+    from .audit import Outcome
+
     m = _THRESHOLD.match(text)
     names = {o.value for o in Outcome} | set(_GROUP_NAMES)
     if not m or m.group(1) not in names or float(m.group(3)) > 1:
@@ -352,16 +359,44 @@ def _count_lines(path: Path) -> int:
         raise InputError(f"{path}: cannot read ({exc.strerror})") from exc
 
 
-def _auditable(where: str, citations: list[Citation], warn: Warnings) -> list[Citation]:
+_ID_KEYS = ("doc_id", "document_id", "source_id")
+
+
+def _unusable_ids(record: Any, depth: int = 0) -> list[Any]:
+    """The values under a doc-id key of ``record`` (parsed JSON) that are not document ids
+    (``extract.document_id`` refuses them: control characters such as NUL, empty, too long),
+    so that a citation dropped for one is not reported as having none."""
+    from .extract import document_id
+
+    if depth > 32:
+        return []
+    if isinstance(record, dict):
+        found = [v for k, v in record.items() if k in _ID_KEYS and v is not None
+                 and isinstance(v, (str, int)) and document_id(v) is None]
+        return found + [u for v in record.values() for u in _unusable_ids(v, depth + 1)]
+    if isinstance(record, list):
+        return [u for v in record for u in _unusable_ids(v, depth + 1)]
+    return []
+
+
+def _auditable(where: str, citations: list[Citation], warn: Warnings,
+               record: Any = None) -> list[Citation]:
     """Citations the audit can check. Without a document id no attribution can be checked
     (the gate would call a real quote ``misattributed``): reported and left out. A citation
     with a document id but no quote (``... [3].``, ``{claim, doc_id}``) is audited like any
     other, no warning: a source never retrieved is ``unknown_source`` (fabricated), else the
     judge reads the passages located for its claim (:mod:`vcg_otel.evidence`)."""
     kept = []
+    unusable: list[Any] | None = None
     for i, c in enumerate(citations, 1):
         if c.document_id is None:
-            warn(f"{where}: citation {i} has no doc_id; not audited")
+            unusable = _unusable_ids(record) if unusable is None else unusable
+            if unusable:  # shown escaped (repr): a NUL or an escape code stays visible
+                ids = ", ".join(repr(v)[:80] for v in unusable[:3])
+                warn(f"{where}: citation {i} has an unusable doc_id ({ids}: empty, over "
+                     "the length limit, or with control characters); not audited")
+            else:
+                warn(f"{where}: citation {i} has no doc_id; not audited")
             continue
         kept.append(c)
     return kept
@@ -390,6 +425,8 @@ class Tally:
 
 
 def run_audit(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """``vcg-otel audit``. ``out`` is kept for callers; everything we write goes to ``err``
+    (stdout may be ``--out /dev/stdout``'s JSONL)."""
     if args.from_phoenix or args.from_otlp:  # traces the app already sends (vcg_otel.traces)
         if args.phoenix or args.answers or args.docs:
             raise InputError("--from-phoenix/--from-otlp read traces: no ANSWERS, --docs or "
@@ -413,6 +450,12 @@ def run_audit(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def _audit(args: argparse.Namespace, out: TextIO, err: TextIO, results: Results | None
            ) -> int:
+    from .audit import Auditor
+    from .extract import extract_citations, extract_documents
+    from .judge.verdict import Usage
+    from .llm import judge_from_env
+    from .otel import semconv
+
     docs_path, answers_path = Path(args.docs), Path(args.answers)
     docs = load_documents(docs_path)
     total_answers = _count_lines(answers_path)
@@ -440,7 +483,7 @@ def _audit(args: argparse.Namespace, out: TextIO, err: TextIO, results: Results 
             where = f"{answers_path}:{number}"
             tally.answers += 1
             found = _extracted(where, extract_citations, record)
-            citations = _auditable(where, found, warn)
+            citations = _auditable(where, found, warn, record)
             tally.without_doc_id += len(found) - len(citations)
             if not found:
                 tally.without_citations += 1
@@ -454,7 +497,7 @@ def _audit(args: argparse.Namespace, out: TextIO, err: TextIO, results: Results 
                 report = auditor.audit(citations, answer_docs)
                 if tracer is not None:
                     emit_audit(tracer, report, telemetry.content,
-                               {"citation.answer.id": str(answer_id)},
+                               {semconv.ANSWER_ID: str(answer_id)},
                                check_spans=telemetry.check_spans,
                                span_events=telemetry.span_events,
                                meter_provider=telemetry.meter_provider,
@@ -470,18 +513,19 @@ def _audit(args: argparse.Namespace, out: TextIO, err: TextIO, results: Results 
             provider.shutdown()
         if log_provider is not None:
             log_provider.shutdown()
-    _summary(out, tally, results.destination if results is not None else None)
+    _summary(err, tally)
     if tally.citations == 0 and not no_answers:
         _refuse_if_empty([f"{answers_path}: " + (
             "no citation was audited" if tally.answers else "no answers")], args, err)
     if results is not None:
-        results.commit()
+        results.commit()  # only once it is written (a full disk fails here) is it announced
+        err.write(f"per-citation results: {results.destination}\n")
     failed = False
     for threshold in args.fail_on or ():
         crossed, rate = threshold.crossed(tally.counts, tally.citations)
         if crossed:
             failed = True
-            out.write(f"FAIL {threshold.name} rate {rate:.4f} {threshold.op} "
+            err.write(f"FAIL {threshold.name} rate {rate:.4f} {threshold.op} "
                       f"{threshold.limit:g}\n")
     return 1 if failed else 0
 
@@ -503,7 +547,9 @@ def _refuse_if_empty(problems: list[str], args: argparse.Namespace, err: TextIO)
         err.write(f"vcg-otel: warning: {problem}\n")
 
 
-def _summary(out: TextIO, tally: Tally, destination: Path | None) -> None:
+def _summary(out: TextIO, tally: Tally) -> None:
+    from .audit import Outcome
+
     total = tally.citations
     out.write(f"\n{tally.answers} answers, {total} citations\n")
     skipped = [f"{n} {one if n == 1 else many}" for n, one, many in (
@@ -521,18 +567,20 @@ def _summary(out: TextIO, tally: Tally, destination: Path | None) -> None:
     usage = tally.usage
     out.write(f"tokens: {usage.prompt_tokens} prompt, {usage.completion_tokens} completion")
     out.write(f", cost {usage.cost:.4f}\n" if usage.cost is not None else "\n")
-    if destination is not None:
-        out.write(f"per-citation results: {destination}\n")
 
 
 # --- entry point -------------------------------------------------------------------------------
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from ._version import __version__
+    from .config import env_vars
+    from .otel import semconv
+
     parser = argparse.ArgumentParser(prog="vcg-otel", description=(
         "Audit RAG citations: verbatim gate + skeptical judge, with OpenTelemetry output."))
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
-    from .config import env_vars
 
     audit = commands.add_parser(
         "audit", help="audit logged answers (JSONL) in batch",
@@ -603,10 +651,11 @@ def _terminate(signum: int, frame: FrameType | None) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``vcg-otel`` console script."""
-    args = build_parser().parse_args(argv)
     in_main_thread = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, _terminate) if in_main_thread else None
     try:
+        # inside the handlers: a Ctrl-C while vcg_otel's modules load is an interrupt too
+        args = build_parser().parse_args(argv)
         if args.command == "audit":
             return run_audit(args, sys.stdout, sys.stderr)
         from .demo import run_demo

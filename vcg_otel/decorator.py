@@ -46,6 +46,8 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 from opentelemetry import metrics, trace
 from opentelemetry.trace import Tracer
 
+from ._deadline import Deadline
+from ._stream import StreamKept
 from .audit import Auditor, AuditReport, Citation
 from .config import AUDIT_FIELDS, AuditConfig, TelemetryConfig, split_settings
 from .documents import DocumentSet
@@ -170,11 +172,16 @@ class _Call:
         self.handler, self.scope, self.args, self.kwargs = handler, scope, args, kwargs
         self.running = scope.running
 
-    def _read(self, result: Any) -> Work | None:
-        """The citations and documents of the call, each walk within its :class:`Budget`;
-        ``None`` when the output cites nothing (the span then says so)."""
+    def _read(self, result: Any, deadline: Deadline | None = None,
+              kept: StreamKept | None = None) -> Work | None:
+        """The citations and documents of the call, each walk within its :class:`Budget`
+        (and all of them within the foreground ``deadline``); ``None`` when the output cites
+        nothing (the span then says so). ``kept``: what a stream kept of its chunks.
+
+        Documents cut by the deadline do not fail the audit: it runs past the deadline,
+        which makes every citation ``unverifiable`` (reason ``deadline``)."""
         h = self.handler
-        budget = Budget()
+        budget = Budget(deadline=deadline)
         arguments = call_arguments(h.signature, self.args, self.kwargs)
         if h.citations_fn is not None:
             citations = extract_citations(h.citations_fn(arguments, result), budget)
@@ -185,17 +192,23 @@ class _Call:
                    else call_sources(arguments, result))
         # every chunk under every id a prompt could show (vcg_otel.documents)
         documents = documents_of(self.scope.auditor, *sources, budget=doc_budget)
-        limit = budget.exhausted or doc_budget.exhausted
+        limit = (kept.limit if kept is not None else None) or budget.exhausted \
+            or doc_budget.exhausted
         if limit is not None:
             self.scope.annotate(semconv.AUDIT_EXTRACT_LIMIT, limit)
+        if kept is not None and kept.dropped:
+            self.scope.annotate(semconv.AUDIT_STREAM_DROPPED, kept.dropped)
         if not citations:
             self.scope.nothing(documents)
             return None
-        if not doc_budget.complete:  # fewer citations are fine; fewer documents are not
+        # fewer citations are fine; fewer documents are not, unless the deadline cut them:
+        # then the audit cuts every citation too (unverifiable, never not_found)
+        if not doc_budget.complete and doc_budget.exhausted != semconv.REASON_DEADLINE:
             raise DocumentsIncomplete(limit or "unreadable")
         return citations, documents
 
-    def _work(self, result: Any) -> Work | None:
+    def _work(self, result: Any, deadline: Deadline,
+              kept: StreamKept | None) -> Work | None:
         """What to audit in the foreground; ``None`` when there is nothing (more) to do here:
         nothing cited, the read failed, or the audit went to the background.
 
@@ -203,13 +216,17 @@ class _Call:
         the extractor's failure, never the caller's: recorded, and in enforce mode the audit
         fails closed (:meth:`_answer`)."""
         if self.handler.background:
-            self._submit(result)
+            self._submit(result, kept)
             return None
         try:
-            return self._read(result)
+            return self._read(result, deadline, kept)
         except BaseException as exc:
             self.scope.error(exc)
             return None
+
+    def _deadline(self) -> Deadline:
+        """The foreground deadline of this call, from now (``foreground_deadline``)."""
+        return Deadline(self.scope.auditor.config.foreground_deadline)
 
     def _answer(self, result: Any, report: AuditReport | None) -> Any:
         """What the caller gets: in observe mode always ``result``. In enforce mode the
@@ -222,24 +239,28 @@ class _Call:
             raise CitationAuditError(f"citation audit of {h.name} failed") from self.scope.failure
         return result if report is None else enforce(result, report, h.on_violation)
 
-    def output(self, result: Any) -> Any:
-        """Audit a finished sync call; returns what the caller gets."""
-        work = self._work(result)
-        return self._answer(result, None if work is None else self.scope.run(*work))
+    def output(self, result: Any, kept: StreamKept | None = None) -> Any:
+        """Audit a finished sync call (``kept``: a stream's); returns what the caller gets."""
+        deadline = self._deadline()
+        work = self._work(result, deadline, kept)
+        return self._answer(result, None if work is None
+                            else self.scope.run(*work, deadline=deadline))
 
-    async def aoutput(self, result: Any) -> Any:
+    async def aoutput(self, result: Any, kept: StreamKept | None = None) -> Any:
         """Audit a finished async call; returns what the caller gets."""
-        work = self._work(result)
-        return self._answer(result, None if work is None else await self.scope.arun(*work))
+        deadline = self._deadline()
+        work = self._work(result, deadline, kept)
+        return self._answer(result, None if work is None
+                            else await self.scope.arun(*work, deadline=deadline))
 
-    def _submit(self, result: Any) -> None:
+    def _submit(self, result: Any, kept: StreamKept | None = None) -> None:
         """Read and audit on the audit thread: the caller's thread never reads the result."""
         scope = self.scope
         scope.annotate(semconv.AUDIT_BACKGROUND, True)
 
         async def job() -> None:
             try:
-                work = self._read(result)
+                work = self._read(result, None, kept)
             except BaseException as exc:  # nothing here is a caller's: all of it is the audit's
                 scope.error(exc, trace_back=not isinstance(exc, asyncio.CancelledError))
                 return
@@ -277,12 +298,6 @@ def _check_options(mode: Any, on_violation: Any, background: Any, citations: Any
                             f"not {type(extractor).__name__}")
 
 
-def _streamed(chunks: list[Any]) -> Any:
-    if chunks and all(isinstance(c, str) for c in chunks):
-        return "".join(chunks)
-    return chunks
-
-
 def _wrap(fn: Callable[..., Any], handler: _Handler) -> Callable[..., Any]:
     """The wrapper for ``fn``'s kind. Each is thin: start the call's audit (or not), run the
     handler inside :meth:`AuditScope.running`, hand the result to the output step.
@@ -299,7 +314,7 @@ def _wrap(fn: Callable[..., Any], handler: _Handler) -> Callable[..., Any]:
             running = call.running if call is not None else contextlib.nullcontext
             with running():
                 agen = fn(*args, **kwargs)
-            chunks: list[Any] = []
+            kept = StreamKept()  # at most what the audit can read (vcg_otel._stream)
             sent: Any = None
             thrown: BaseException | None = None  # from the caller: for the handler
             closed = False  # the caller closed the stream and the handler let it close
@@ -319,13 +334,13 @@ def _wrap(fn: Callable[..., Any], handler: _Handler) -> Callable[..., Any]:
                     finally:
                         thrown = None
                 if call is not None:  # an unaudited stream keeps nothing
-                    chunks.append(item)
+                    kept.add(item)
                 try:
                     sent = yield item
                 except BaseException as exc:
                     sent, thrown = None, exc
             if call is not None:
-                await call.aoutput(_streamed(chunks))
+                await call.aoutput(kept.value(), kept)
             if closed:
                 raise GeneratorExit
 
@@ -339,7 +354,7 @@ def _wrap(fn: Callable[..., Any], handler: _Handler) -> Callable[..., Any]:
                 return (yield from fn(*args, **kwargs))
             with call.running():
                 gen = fn(*args, **kwargs)
-            chunks: list[Any] = []
+            kept = StreamKept()
             sent: Any = None
             thrown: BaseException | None = None  # from the caller: for the handler
             closed = False  # the caller closed the stream and the handler let it close
@@ -359,12 +374,12 @@ def _wrap(fn: Callable[..., Any], handler: _Handler) -> Callable[..., Any]:
                         break
                     finally:
                         thrown = None
-                chunks.append(item)
+                kept.add(item)
                 try:
                     sent = yield item
                 except BaseException as exc:
                     sent, thrown = None, exc
-            call.output(_streamed(chunks))
+            call.output(kept.value(), kept)
             if closed:
                 raise GeneratorExit
             return value

@@ -40,14 +40,18 @@ from __future__ import annotations
 import math
 import re
 import sys
+import threading
 import time
 from array import array
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Literal
 
+from ._deadline import Deadline, DeadlineReached
+from ._executor import DaemonExecutor
 from ._lru import BoundedLRU
 from .documents import DocumentSet
 from .gate.normalize import normalize
@@ -330,9 +334,11 @@ def _sentences(text: str) -> Iterator[tuple[int, int]]:
         pos += step
 
 
-def _build(text: str) -> _DocIndex:
+def _build(text: str, deadline: Deadline | None = None) -> _DocIndex:
     """Index ``text`` sentence by sentence, pausing after each :data:`INDEX_SLICE_CHARS`;
-    then lay the posting lists end to end in one array (pausing as well)."""
+    then lay the posting lists end to end in one array (pausing as well). At each pause the
+    ``deadline`` is looked at: :class:`~vcg_otel._deadline.DeadlineReached` once it passed
+    (half an index is no index: nothing is kept)."""
     code = "I" if len(text) < 2**32 else "q"
     starts, ends, lengths = array(code), array(code), array("I")
     growing: dict[str, array[int]] = {}
@@ -352,6 +358,8 @@ def _build(text: str) -> _DocIndex:
         if since >= INDEX_SLICE_CHARS:
             since = 0
             _pause()
+            if deadline is not None:
+                deadline.check()
     slots: dict[str, int] = {}
     flat, offsets = array("I"), array("Q", [0])
     for slot, (term, postings) in enumerate(growing.items()):
@@ -362,6 +370,8 @@ def _build(text: str) -> _DocIndex:
         if since >= INDEX_SLICE_CHARS:
             since = 0
             _pause()
+            if deadline is not None:
+                deadline.check()
     growing.clear()
     nbytes = (sum(sys.getsizeof(part) for part in (starts, ends, lengths, slots, offsets, flat))
               + sum(sys.getsizeof(term) + sys.getsizeof(slot) for term, slot in slots.items()))
@@ -371,17 +381,69 @@ def _build(text: str) -> _DocIndex:
 _INDEXES: BoundedLRU[str, _DocIndex] = BoundedLRU(INDEX_CACHE_ENTRIES, INDEX_CACHE_BYTES, len)
 
 
-def _index(text: str) -> _DocIndex:
+def _index(text: str, deadline: Deadline | None = None) -> _DocIndex:
     """``text``'s index, from the cache when it was built recently. Only a plain ``str`` is
     cached (a subclass may compare equal to another text); an entry's size is the index's
-    estimated bytes plus the text's own (the key keeps the text alive)."""
+    estimated bytes plus the text's own (the key keeps the text alive). A build cut by the
+    ``deadline`` raises and caches nothing."""
     if type(text) is not str:
-        return _build(text)
+        return _build(text, deadline)
     hit = _INDEXES.get(text)
     if hit is None:
-        hit = _build(text)
+        hit = _build(text, deadline)
         _INDEXES.put(text, hit, hit.nbytes + sys.getsizeof(text))
     return hit
+
+
+# --- builds the foreground deadline cut, finished off the host's wait --------------------------
+#
+# A build the deadline cuts is thrown away; the next call over the same documents would be cut
+# the same way, for ever. The texts of the cut locator are indexed instead on one daemon
+# thread (in slices that let the host run, as every build), so that a later call finds them
+# in the cache. Only when they all fit in the cache; a few texts at a time.
+
+#: Texts waiting to be indexed after a cut, at most (more are not queued).
+FINISH_QUEUE = 8
+_FINISHING: dict[int, str] = {}  # id -> text, queued or being indexed
+_FINISH_LOCK = threading.Lock()
+_FINISHER: list[DaemonExecutor] = []  # made on first use
+
+
+def _finish_later(texts: Collection[str]) -> Future[None] | None:
+    """Index ``texts`` on the finisher thread (those not cached nor queued already); the
+    future of that work, or ``None`` when nothing was queued (all cached, or too many)."""
+    if len(texts) > INDEX_CACHE_ENTRIES:  # they could never all be cached at once
+        return None
+    with _FINISH_LOCK:
+        todo = [t for t in texts if type(t) is str and id(t) not in _FINISHING
+                and _cacheable(t) and _INDEXES.get(t) is None]
+        if not todo or len(_FINISHING) + len(todo) > FINISH_QUEUE:
+            return None
+        for text in todo:
+            _FINISHING[id(text)] = text
+        if not _FINISHER:
+            _FINISHER.append(DaemonExecutor(1, "vcg-otel-evidence"))
+        return _FINISHER[0].submit(_finish, todo)
+
+
+#: An index alone costs about this many bytes per character of English prose (measured: 63 MB
+#: for a 20 MB text, the text's own 20 MB included): the cache's entry is that plus the text.
+_BYTES_PER_CHAR = 2
+
+
+def _cacheable(text: str) -> bool:
+    """Whether ``text``'s index would fit in the cache (else building it later is waste)."""
+    return len(text) * _BYTES_PER_CHAR + sys.getsizeof(text) <= INDEX_CACHE_BYTES
+
+
+def _finish(texts: list[str]) -> None:
+    try:
+        for text in texts:
+            _index(text)
+    finally:
+        with _FINISH_LOCK:
+            for text in texts:
+                _FINISHING.pop(id(text), None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -466,13 +528,28 @@ class EvidenceLocator:
     Build one per request (its statistics cover that request's documents); each document's
     sentence index is shared across requests by content. Accepts a
     :class:`~vcg_otel.documents.DocumentSet` or a mapping of id to text.
+
+    ``deadline`` (a foreground call's): looked at between documents and inside every index
+    build and scoring loop; once it has passed, building or :meth:`locate` raises
+    :class:`~vcg_otel._deadline.DeadlineReached` (the citation is cut, never judged on part
+    of the evidence).
     """
 
-    def __init__(self, documents: DocumentSet | Mapping[str, str]) -> None:
+    def __init__(self, documents: DocumentSet | Mapping[str, str],
+                 deadline: Deadline | None = None) -> None:
         self._texts: dict[str, str] = (
             {c.key: c.text for c in documents.chunks} if isinstance(documents, DocumentSet)
             else {str(k): v for k, v in documents.items()})
-        self._indexes = {key: _index(text) for key, text in self._texts.items()}
+        self._deadline = deadline
+        self._indexes: dict[str, _DocIndex] = {}
+        try:
+            for key, text in self._texts.items():
+                if deadline is not None:
+                    deadline.check()
+                self._indexes[key] = _index(text, deadline)
+        except DeadlineReached:
+            _finish_later(self._texts.values())  # for the next call (see _finish_later)
+            raise
         count = sum(len(idx.lengths) for idx in self._indexes.values())
         self._n = max(count, 1)
         self._avg = sum(idx.total for idx in self._indexes.values()) / count if count else 1.0
@@ -486,6 +563,7 @@ class EvidenceLocator:
     def _scores(self, terms: Mapping[str, float], keys: Iterable[str]) -> list[_Hit]:
         total = sum(terms.values()) or 1.0
         hits: list[_Hit] = []
+        deadline = self._deadline
         for key in keys:
             idx = self._indexes.get(key)
             if idx is None:
@@ -493,6 +571,8 @@ class EvidenceLocator:
             score: dict[int, float] = {}
             covered: dict[int, float] = {}
             for term, weight in terms.items():
+                if deadline is not None:
+                    deadline.check()
                 for sentence, tf in idx.pairs(term):
                     norm = _K1 * (1 - _B + _B * idx.lengths[sentence] / self._avg)
                     score[sentence] = score.get(sentence, 0.0) + (
@@ -596,12 +676,13 @@ class QuotelessStage:
     """
 
     def __init__(self, documents: Any, position_base: int | None = None,
-                 top_k: int = DEFAULT_TOP_K) -> None:
+                 top_k: int = DEFAULT_TOP_K, deadline: Deadline | None = None) -> None:
         self._documents = documents
         self._set: DocumentSet | None = None
         self._locator: EvidenceLocator | None = None
         self.position_base = position_base
         self.top_k = top_k
+        self.deadline = deadline
 
     def _docs(self) -> DocumentSet:
         if self._set is None:
@@ -622,6 +703,9 @@ class QuotelessStage:
 
         ``None`` when nothing can be checked: no identifier cited, or no documents at all
         (the citation stays ``unverifiable``, never a fabrication).
+
+        Raises:
+            DeadlineReached: the stage's ``deadline`` passed while locating the evidence.
         """
         docs = self._docs()
         if cited is None or not docs.chunks:
@@ -630,7 +714,7 @@ class QuotelessStage:
         if source.unknown:
             return SourceEvidence(source, None)
         if self._locator is None:
-            self._locator = EvidenceLocator(docs)
+            self._locator = EvidenceLocator(docs, self.deadline)
         return SourceEvidence(source, self._locator.locate(claim, source.group, top_k=self.top_k))
 
 

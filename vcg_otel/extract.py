@@ -52,7 +52,9 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
+from ._deadline import Deadline
 from .audit.models import Citation
+from .otel import semconv
 
 __all__ = ["DOCUMENT_ARGUMENTS", "MAX_DEPTH", "MAX_ID_CHARS", "Budget", "call_arguments",
            "call_sources", "citation_from_item", "citations_from_item", "document_id",
@@ -95,23 +97,31 @@ class Budget:
 
     Every container, list item and object visited costs a node; inline-quote search costs the
     characters it scans; a clock bounds results whose attribute reads are slow. When any runs
-    out, :attr:`exhausted` names it (``"nodes"``, ``"text_chars"`` or ``"seconds"``) and the
-    walk stops, keeping what it found.
+    out, :attr:`exhausted` names it (``"nodes"``, ``"text_chars"``, ``"seconds"``, or
+    ``"deadline"``: the call's :class:`~vcg_otel._deadline.Deadline` passed) and the walk
+    stops, keeping what it found.
+
+    ``deadline``: the foreground call's deadline, shared by every walk of the call (and its
+    gate and evidence work); checked by :meth:`take` and before every attribute read, on the
+    deadline's clock.
     """
 
     def __init__(self, nodes: int = MAX_NODES, text_chars: int = MAX_TEXT_CHARS,
-                 seconds: float = MAX_SECONDS) -> None:
+                 seconds: float = MAX_SECONDS, deadline: Deadline | None = None) -> None:
         self.nodes = nodes
         self.text_chars = text_chars
-        self.deadline = time.monotonic() + seconds
+        self.call_deadline = deadline
+        self._clock = time.monotonic if deadline is None else deadline.clock
+        self.deadline = self._clock() + seconds
         self.exhausted: str | None = None
         self.unreadable: dict[int, Any] = {}  # objects one of whose reads was slow
         self.refused = 0  # attribute reads not made (budget gone, or an unreadable object)
 
     def after(self) -> Budget:
         """A fresh budget for the next walk of the same call (documents after citations) that
-        still never reads an object this one found unreadable."""
-        fresh = Budget()
+        still never reads an object this one found unreadable, within the same call
+        deadline."""
+        fresh = Budget(deadline=self.call_deadline)
         fresh.unreadable = self.unreadable
         return fresh
 
@@ -120,6 +130,18 @@ class Budget:
         """Whether the walk saw everything it looked for (no limit hit, no read refused)."""
         return self.exhausted is None and self.refused == 0
 
+    def expired(self) -> bool:
+        """Whether the time is up (this walk's seconds, or the call's deadline); sets
+        :attr:`exhausted` when it is."""
+        if self.exhausted is not None:
+            return True
+        now = self._clock()  # one look serves both (the call's deadline is on this clock)
+        if self.call_deadline is not None and now >= self.call_deadline.at:
+            self.exhausted = semconv.REASON_DEADLINE
+        elif now > self.deadline:
+            self.exhausted = "seconds"
+        return self.exhausted is not None
+
     def take(self, nodes: int = 1) -> bool:
         """Spend ``nodes``; ``False`` (and :attr:`exhausted` set) when the budget is gone."""
         if self.exhausted is not None:
@@ -127,9 +149,8 @@ class Budget:
         self.nodes -= nodes
         if self.nodes < 0:
             self.exhausted = "nodes"
-        elif time.monotonic() > self.deadline:
-            self.exhausted = "seconds"
-        return self.exhausted is None
+            return False
+        return not self.expired()
 
     def text(self, length: int) -> int:
         """How many of ``length`` characters may be scanned (all of them are charged)."""
@@ -189,7 +210,7 @@ def _get(obj: Any, key: str, default: Any = None) -> Any:
             return getattr(obj, key, default)
         except Exception:  # a property that raises is simply not there
             return default
-    if budget.exhausted is not None or id(obj) in budget.unreadable:
+    if budget.expired() or id(obj) in budget.unreadable:
         budget.refused += 1  # touch a hostile or slow result as little as possible
         return default
     started = time.perf_counter()
@@ -260,6 +281,14 @@ def _anthropic(block_text: str, item: Any) -> Citation | None:
         start = _int_or_none(_get(item, "start_char_index"))
         end = _int_or_none(_get(item, "end_char_index"))
     return Citation(block_text, doc, quote, start, end)
+
+
+def within_budget() -> bool:
+    """Whether the running extraction (if any) may go on: for long loops over one text
+    (:mod:`vcg_otel.markers`) that charge no nodes, so that its time and the call's deadline
+    are checked inside them too."""
+    budget = _BUDGET.get()
+    return budget is None or not budget.expired()
 
 
 def _charge(nodes: int) -> bool:

@@ -47,8 +47,8 @@ from typing import Any, Literal
 
 from .audit.models import Citation
 from .documents import DocumentSet
-from .evidence import check_source, sentence_spans
-from .extract import _get, document_id
+from .evidence import MAX_SENTENCE_CHARS, check_source, sentence_spans
+from .extract import _get, document_id, within_budget
 
 __all__ = ["Convention", "MarkedClaim", "Marker", "cohere_claims", "find_markers",
            "marked_claims", "openai_claims"]
@@ -167,6 +167,11 @@ def _kind(label: str, footnote: bool, convention: Convention,
     return "id" if _resolves(documents, label) or _ID_LIKE.match(label) else None
 
 
+#: Brackets or sentences between two looks at the running extraction's clock (its seconds and
+#: the foreground call's deadline): an answer with 85,000 markers is read for seconds.
+_CHECK_EVERY = 256
+
+
 def find_markers(text: str, documents: DocumentSet | None = None, *,
                  convention: Convention = "auto",
                  position_base: int | None = None) -> list[Marker]:
@@ -181,7 +186,9 @@ def find_markers(text: str, documents: DocumentSet | None = None, *,
         raise ValueError("position_base must be None, 0 or 1")
     defs = _footnote_sources(text, documents)
     raw: list[tuple[int, int, str, str, str]] = []
-    for m in _BRACKET.finditer(text):
+    for n, m in enumerate(_BRACKET.finditer(text)):
+        if n % _CHECK_EVERY == 0 and n and not within_budget():
+            break  # the extraction's time is up: keep the markers found so far
         footnote = m.group("foot") is not None
         if m.group("deflike") and footnote:  # a footnote definition, not a marker
             continue
@@ -241,11 +248,15 @@ def _clean(text: str, start: int, end: int, spans: Sequence[tuple[int, int]],
 def claims_for(text: str, markers: Sequence[Marker],
                documents: DocumentSet | None = None) -> list[MarkedClaim]:
     """The claim of each marker (sentence or clause; module docstring), one per source."""
-    if not markers:
+    if not markers or not within_budget():  # the time is up (the walk's, the call's deadline)
         return []
     spans = sorted((m.start, m.end) for m in markers if m.end > m.start)
     ends = [b for _, b in spans]  # non-decreasing: markers never overlap one another
-    sentences = sentence_spans(_masked(text, spans))
+    # The sentences holding a marker start before the last marker's end and are at most
+    # MAX_SENTENCE_CHARS long: the text beyond twice that after it splits no sentence used
+    # here (an answer whose markers were cut short is split no further than they reach).
+    needed = min(len(text), max(m.end for m in markers) + 2 * MAX_SENTENCE_CHARS)
+    sentences = sentence_spans(_masked(text[:needed], spans))
     starts = [a for a, _ in sentences]
     out: list[MarkedClaim] = []
     seen: set[tuple[int, int, tuple[str, ...] | str]] = set()
@@ -255,7 +266,9 @@ def claims_for(text: str, markers: Sequence[Marker],
         # the sentence holding the group, or the one it follows (markers after a period)
         index = max(bisect_left(starts, at + 1) - 1, 0)
         by_sentence.setdefault(index, []).append(group)
-    for index, groups in sorted(by_sentence.items()):
+    for n, (index, groups) in enumerate(sorted(by_sentence.items())):
+        if n % _CHECK_EVERY == 0 and n and not within_budget():
+            break  # as in find_markers: the claims made so far are kept
         s_start, s_end = sentences[index] if sentences else (0, len(text))
         s_end = max(s_end, max(m.end for g in groups for m in g))
         previous = s_start

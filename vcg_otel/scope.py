@@ -37,6 +37,7 @@ from .otel.record import record
 if TYPE_CHECKING:
     from opentelemetry.context import Context
 
+    from ._deadline import Deadline
     from .audit import AuditReport, Citation
     from .config import AuditConfig, TelemetryConfig
     from .extract import Budget
@@ -223,21 +224,28 @@ class AuditScope:
         finally:
             self.span.end()
 
-    def _begin(self, citations: Sequence[Citation], documents: DocumentSet) -> str:
+    def _begin(self, citations: Sequence[Citation], documents: DocumentSet,
+               deadline: Deadline | None) -> str:
         self.span.set_attribute(semconv.AUDIT_DOCUMENT_COUNT, len(documents))
-        return audit_status(citations, documents)
+        status = audit_status(citations, documents)
+        if status == semconv.STATUS_NO_DOCUMENTS and deadline is not None and deadline.expired():
+            # the deadline cut the documents' reading, not the retrieval: each citation says
+            # so (unverifiable, deadline); no_documents would alert on an empty retrieval
+            return semconv.STATUS_AUDITED
+        return status
 
     def run(self, citations: Sequence[Citation], documents: DocumentSet, *,
-            swallow: bool = True) -> AuditReport | None:
+            swallow: bool = True, deadline: Deadline | None = None) -> AuditReport | None:
         """Audit, record and end the span.
 
         An audit that fails (``Exception``) is recorded; with ``swallow`` (observe) ``None`` is
         returned, otherwise it raises. A ``BaseException`` (Ctrl-C, cancellation reaching the
-        waiting caller) is recorded and always propagates.
+        waiting caller) is recorded and always propagates. ``deadline``: the foreground
+        call's (:meth:`Auditor.audit <vcg_otel.audit.Auditor.audit>`).
         """
         try:
-            status = self._begin(citations, documents)
-            report = self.auditor.audit(citations, documents)
+            status = self._begin(citations, documents, deadline)
+            report = self.auditor.audit(citations, documents, deadline=deadline)
         except Exception as exc:
             self.error(exc)
             if not swallow:
@@ -250,11 +258,11 @@ class AuditScope:
         return report
 
     async def arun(self, citations: Sequence[Citation], documents: DocumentSet, *,
-                   swallow: bool = True) -> AuditReport | None:
+                   swallow: bool = True, deadline: Deadline | None = None) -> AuditReport | None:
         """:meth:`run` from async code (the judge runs with ``aaudit``)."""
         try:
-            status = self._begin(citations, documents)
-            report = await self.auditor.aaudit(citations, documents)
+            status = self._begin(citations, documents, deadline)
+            report = await self.auditor.aaudit(citations, documents, deadline=deadline)
         except Exception as exc:
             self.error(exc)
             if not swallow:

@@ -385,7 +385,9 @@ def docstring_attributes(kind: type) -> dict[str, str]:
     out: dict[str, str] = {}
     current: list[str] = []
     for line in section.splitlines():
-        match = re.match(r"^    ([\w, ]+):\s*(.*)$", line)
+        # a field name starts in column 4: a continuation line (column 8) that holds a
+        # colon (``a private :class:`...```) is text, not another field
+        match = re.match(r"^    (\w+(?:, \w+)*):\s*(.*)$", line)
         if match:
             current = [f.strip() for f in match.group(1).split(",")]
             for f in current:

@@ -16,7 +16,8 @@ def _run(*args: str) -> subprocess.CompletedProcess[str]:
 
 @pytest.mark.skipif(shutil.which("ruff") is None, reason="ruff not installed (test extra)")
 def test_ruff_reports_nothing() -> None:
-    result = _run("ruff", "check", "vcg_otel", "tests", "benchmarks", "examples", "fuzz", ".ci")
+    result = _run("ruff", "check", "vcg_otel", "haystack_integrations", "tests", "benchmarks",
+                  "examples", "fuzz", ".ci")
     assert result.returncode == 0, result.stdout + result.stderr
 
 
@@ -43,13 +44,15 @@ def test_every_module_imports_on_its_own_whichever_comes_first() -> None:
     # first, in a fresh module table, and report every one that fails.
     modules = sorted(
         ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
-        for path in (ROOT / "vcg_otel").rglob("*.py")
+        for package in ("vcg_otel", "haystack_integrations")
+        for path in (ROOT / package).rglob("*.py")
     )
     assert "vcg_otel.documents" in modules and len(modules) > 40
     code = (
         "import importlib, sys, traceback\n"
         f"failed = []\nfor name in {modules!r}:\n"
-        "    for loaded in [m for m in sys.modules if m.split('.')[0] == 'vcg_otel']:\n"
+        "    for loaded in [m for m in sys.modules\n"
+        "                   if m.split('.')[0] in ('vcg_otel', 'haystack_integrations')]:\n"
         "        del sys.modules[loaded]\n"
         "    try:\n"
         "        importlib.import_module(name)\n"

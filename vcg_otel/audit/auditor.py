@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .._aio import judge_loop, run_on
+from .._deadline import Deadline, DeadlineReached
 from .._executor import DaemonExecutor
 from .._settings import from_settings
 from ..documents import DocumentSet
@@ -49,6 +50,7 @@ from ..judge.runner import (
     source_window,
 )
 from ..judge.verdict import FailReason, Verdict, VerdictLabel
+from ..otel import semconv
 from .cache import CacheKey, VerdictCache, verdict_key
 from .config import AuditConfig
 from .limit import Slots
@@ -190,26 +192,32 @@ class Auditor:
     # -- public ----------------------------------------------------------------------------
 
     def audit(self, citations: Iterable[Citation | Mapping[str, Any]],
-              documents: Documents) -> AuditReport:
+              documents: Documents, *, deadline: Deadline | None = None) -> AuditReport:
         """Audit citations synchronously (judge calls still run concurrently).
 
         The judging runs on vcg_otel's judge loop (:data:`vcg_otel._aio.judge_loop`), a
         daemon thread: one event loop for every sync audit of the process. A sync judge
         with an async ``acall`` too (``LiteLLMJudge``) is called through its sync
         ``__call__`` here, on a worker thread, as sync code expects.
+
+        ``deadline`` (a foreground call's, :mod:`vcg_otel._deadline`) bounds the gate and
+        evidence work: a citation it cuts, or reached after it passed, is ``unverifiable``
+        with ``judge_skipped`` ``deadline`` (:data:`~vcg_otel.otel.semconv.REASON_DEADLINE`).
+        The judge's calls are bounded by ``timeout`` alone. ``None``: no deadline.
         """
         started = time.perf_counter()
-        results, pending, skipped = self._gate_all(citations, documents)
+        results, pending, skipped = self._gate_all(citations, documents, deadline)
         judged: dict[int, _Judged] = {}
         if pending:
             judged = run_on(judge_loop, self._judge_all(pending, prefer_async=False))
         return self._report(results, judged, started, skipped)
 
     async def aaudit(self, citations: Iterable[Citation | Mapping[str, Any]],
-                     documents: Documents) -> AuditReport:
-        """Audit citations from async code; sync judges run on the auditor's thread pool."""
+                     documents: Documents, *, deadline: Deadline | None = None) -> AuditReport:
+        """Audit citations from async code; sync judges run on the auditor's thread pool.
+        ``deadline``: as for :meth:`audit`."""
         started = time.perf_counter()
-        results, pending, skipped = self._gate_all(citations, documents)
+        results, pending, skipped = self._gate_all(citations, documents, deadline)
         judged = await self._judge_all(pending, prefer_async=True) if pending else {}
         return self._report(results, judged, started, skipped)
 
@@ -234,7 +242,8 @@ class Auditor:
         return quote_gate(c.quote, c.document_id, corpus, max_gap=self.max_gap, budget=budget)
 
     def _gate_all(
-        self, citations: Iterable[Citation | Mapping[str, Any]], documents: Documents
+        self, citations: Iterable[Citation | Mapping[str, Any]], documents: Documents,
+        deadline: Deadline | None = None,
     ) -> tuple[list[AuditResult], list[_Pending], int]:
         corpus = as_corpus(documents, "documents")
         items: list[Citation] = []
@@ -247,27 +256,42 @@ class Auditor:
         results: list[AuditResult] = []
         pending: list[_Pending] = []
         # citations without a quote (vcg_otel.evidence)
-        quoteless = QuotelessStage(corpus, position_base=self.config.position_base)
+        quoteless = QuotelessStage(corpus, position_base=self.config.position_base,
+                                   deadline=deadline)
         # The gate's work is bounded per quote and per audit: each quote gets at most one
         # quote's budget, taken from what the audit has left (see AUDIT_SEARCH_STEPS).
         left = AUDIT_SEARCH_STEPS
         for index, c in enumerate(items):
             started_ns = time.time_ns()
             t0 = time.perf_counter()
-            budget = SearchBudget(max(1, min(DEFAULT_SEARCH_STEPS, left)))
+            if deadline is not None and deadline.expired():  # the host has waited enough
+                results.append(AuditResult(index, c, None, None, Outcome.UNVERIFIABLE,
+                                           semconv.REASON_DEADLINE, gate_started_ns=started_ns))
+                continue
+            budget = SearchBudget(max(1, min(DEFAULT_SEARCH_STEPS, left)), deadline)
             gate = self._gate_one(c, corpus, budget)
             left -= budget.used
-            located = (quoteless.check(c.document_id, c.claim)
-                       if gate is None and c.quote is None and not c.has_offsets else None)
+            cut = False
+            located = None
+            skipped: str | None
+            if gate is None and c.quote is None and not c.has_offsets:
+                try:
+                    located = quoteless.check(c.document_id, c.claim)
+                except DeadlineReached:
+                    cut = True
             seconds = time.perf_counter() - t0
-            if located is not None:
+            if cut:
+                outcome, skipped = Outcome.UNVERIFIABLE, semconv.REASON_DEADLINE
+            elif located is not None:
                 outcome, skipped = self._quoteless(index, c, located, pending)
             elif gate is None:
                 outcome, skipped = Outcome.UNVERIFIABLE, "unverifiable"
             elif gate.reason is NotFoundReason.SEARCH_LIMIT:
                 # Not shown absent, only not searched to the end: calling it a fabrication
                 # would page someone for our own limit. Never found either (fail closed).
-                outcome, skipped = Outcome.UNVERIFIABLE, "search_limit"
+                cut = deadline is not None and deadline.expired()
+                outcome, skipped = (Outcome.UNVERIFIABLE,
+                                    semconv.REASON_DEADLINE if cut else "search_limit")
             elif not gate.found:
                 outcome, skipped = Outcome(gate.result.value), "gate_rejected"
             elif self.judge is None:

@@ -26,7 +26,11 @@ from ..judge.runner import WindowConfig
 from ..otel import semconv
 from .cache import VerdictCache
 
-__all__ = ["AUDIT_FIELDS", "AuditConfig", "AuditSettings"]
+__all__ = ["AUDIT_FIELDS", "DEFAULT_FOREGROUND_DEADLINE", "AuditConfig", "AuditSettings"]
+
+#: Seconds of reading, gate and evidence work a foreground call's host waits for at most (a
+#: few hundred ms: an ordinary answer needs a few ms; what needs more is cut, unverifiable).
+DEFAULT_FOREGROUND_DEADLINE = 0.5
 
 _INT, _INT_OR_NONE = parse_number(int, False), parse_number(int, True)
 _FLOAT, _FLOAT_OR_NONE = parse_number(float, False), parse_number(float, True)
@@ -55,7 +59,8 @@ class AuditConfig(Config):
         max_tokens: judge tokens per audit (``VCG_OTEL_MAX_JUDGE_TOKENS``; default unlimited).
         judge_sample_rate: fraction of found quotes sent to the judge, decided by a hash of
             claim and passage (``VCG_OTEL_JUDGE_SAMPLE_RATE``; default 1).
-        cache: remember verdicts of (claim, passage, model) within the auditor: ``True`` for
+        cache: remember verdicts within the auditor, keyed by everything the judge was shown
+            (model, prompt version, claim, quote, source): ``True`` for
             a private :class:`~vcg_otel.audit.VerdictCache`, a cache object to share one,
             ``False`` (or ``None``) for none (``VCG_OTEL_JUDGE_CACHE``; default true); always
             ``True``, ``False`` or a cache once built.
@@ -67,6 +72,12 @@ class AuditConfig(Config):
             and enforce mode (``VCG_OTEL_MISATTRIBUTED_IS_CONSISTENT``; default false).
         max_citations: citations audited per call at most; the rest are counted as skipped
             (``VCG_OTEL_MAX_CITATIONS``; default 10,000).
+        foreground_deadline: seconds a decorated call's host may wait for the audit's own
+            work in the foreground: reading the result and arguments, the gate and the
+            evidence location, together (``VCG_OTEL_FOREGROUND_DEADLINE``; default 0.5;
+            ``none``: no limit). What it cuts is ``unverifiable`` with reason ``deadline``.
+            The judge's calls are not counted: ``timeout`` bounds each of them. Background
+            audits and direct :meth:`~vcg_otel.audit.Auditor.audit` calls are not cut.
         position_base: how a cited number names a retrieved document: ``None`` accepts 0- and
             1-based positions, ``0`` or ``1`` only that one (``VCG_OTEL_POSITION_BASE``).
         id_keys: extra metadata keys that hold document identifiers, beyond the ones every
@@ -84,6 +95,8 @@ class AuditConfig(Config):
     misattributed_is_consistent: bool = setting(semconv.ENV_MISATTRIBUTED_IS_CONSISTENT, False,
                                                  parse_bool)
     max_citations: int = setting(semconv.ENV_MAX_CITATIONS, 10_000, _INT)
+    foreground_deadline: float | None = setting(semconv.ENV_FOREGROUND_DEADLINE,
+                                                DEFAULT_FOREGROUND_DEADLINE, _FLOAT_OR_NONE)
     position_base: int | None = setting(semconv.ENV_POSITION_BASE, None, _INT_OR_NONE)
     id_keys: Sequence[str] = setting(semconv.ENV_ID_KEYS, (), _names)
 
@@ -107,17 +120,22 @@ class AuditConfig(Config):
             "misattributed_is_consistent":
                 lambda v: check_flag("misattributed_is_consistent", v),
             "max_citations": lambda v: check_count("max_citations", v, 1, False),
+            "foreground_deadline": lambda v: _check_seconds("foreground_deadline", v),
             "position_base": _check_position_base,
             "id_keys": _check_id_keys,
         })
 
 
 def _check_timeout(value: Any) -> float | None:
+    return _check_seconds("timeout", value)
+
+
+def _check_seconds(name: str, value: Any) -> float | None:
     """Seconds > 0 (any real number); infinity means no limit, as ``None`` does."""
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not float(value) > 0:
-        raise ValueError(f"timeout must be a positive number of seconds or None, not {value!r}")
+        raise ValueError(f"{name} must be a positive number of seconds or None, not {value!r}")
     return None if math.isinf(float(value)) else float(value)
 
 
@@ -161,6 +179,7 @@ class AuditSettings(TypedDict, total=False):
     max_gap: int
     misattributed_is_consistent: bool
     max_citations: int
+    foreground_deadline: float | None
     position_base: int | None
     id_keys: Sequence[str]
 

@@ -14,7 +14,7 @@ never sees, and :mod:`.normalize` applies them with its offset maps:
   It runs on case-folded text, so tag names and entities are already lower case.
 * :func:`skippable_edits` removes *skippable characters* (a run between two words becomes a
   space): emphasis and code markers, table pipes, underscores, quotation marks and bullets,
-  each only where it cannot carry meaning (see the README, "What the gate repairs").
+  each only where it cannot carry meaning (see docs/concepts/gate.md).
 
 Both are designed to be applied until nothing changes (a decoded ``&lt;b&gt;`` is a tag to the
 next pass, exactly as it would be in a quote that copied the rendered text), which is what

@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from dataclasses import dataclass
+from typing import Protocol
 
 from .normalize import NormalizedText
 from .quote import ParsedQuote
@@ -60,6 +61,14 @@ _BLOCK = 4096
 _BRACKETS = frozenset("[]")
 
 
+#: Steps between two looks at a search's deadline (about half a millisecond of work).
+_DEADLINE_STEPS = 1024
+
+
+class _Expiring(Protocol):
+    def expired(self) -> bool: ...
+
+
 class SearchLimitReached(Exception):
     """The search budget ran out before the search could finish.
 
@@ -76,23 +85,35 @@ class SearchBudget:
         steps: the most steps to spend. A step is about half a microsecond of work: opening a
             document or examining an occurrence of a whole quote is one step, an occurrence of
             a piece of an elided quote two, and 64 kB of text scanned at C speed one.
+        deadline: the foreground call's deadline (:class:`vcg_otel._deadline.Deadline`, or
+            anything with ``expired()``), looked at every :data:`_DEADLINE_STEPS` steps: once
+            it has passed the search stops as if its steps were spent (the caller can tell
+            by asking the deadline).
     """
 
-    __slots__ = ("limit", "used")
+    __slots__ = ("deadline", "limit", "next_look", "used")
 
-    def __init__(self, steps: int = DEFAULT_SEARCH_STEPS) -> None:
+    def __init__(self, steps: int = DEFAULT_SEARCH_STEPS,
+                 deadline: _Expiring | None = None) -> None:
         if isinstance(steps, bool) or not isinstance(steps, int):
             raise TypeError(f"steps must be int, not {type(steps).__name__}")
         if steps < 1:
             raise ValueError("steps must be >= 1")
         self.limit = steps
         self.used = 0
+        self.deadline = deadline
+        self.next_look = _DEADLINE_STEPS
 
     def spend(self, steps: int = 1) -> None:
-        """Count ``steps``; raise :class:`SearchLimitReached` once the limit is passed."""
+        """Count ``steps``; raise :class:`SearchLimitReached` once the limit is passed (or
+        the deadline)."""
         self.used += steps
         if self.used > self.limit:
             raise SearchLimitReached(f"search budget of {self.limit} steps exhausted")
+        if self.deadline is not None and self.used >= self.next_look:
+            self.next_look = self.used + _DEADLINE_STEPS
+            if self.deadline.expired():
+                raise SearchLimitReached("the foreground deadline passed")
 
     def scan(self, chars: int) -> None:
         """Count a C-speed pass over ``chars`` characters."""

@@ -83,13 +83,20 @@ STATUS_DROPPED = "dropped"  # the background queue was full
 #: citations, but no documents anywhere: each citation unverifiable
 STATUS_NO_DOCUMENTS = "no_documents"
 AUDIT_MODE = "citation.audit.mode"
+ANSWER_ID = "citation.answer.id"  # the CLI: the logged answer audited (its "id", else line)
 AUDIT_ERROR = "citation.audit.error"  # type of an internal error (recorded, swallowed)
 AUDIT_TOKENS_TOTAL = "citation.audit.tokens.total"
 AUDIT_COST = "citation.audit.cost"
 AUDIT_DOCUMENT_COUNT = "citation.audit.document_count"
 AUDIT_BACKGROUND = "citation.audit.background"
 AUDIT_SKIPPED = "citation.audit.skipped"  # citations over the per-audit limit, not audited
-AUDIT_EXTRACT_LIMIT = "citation.audit.extract_limit"  # nodes | text_chars | seconds: stopped
+AUDIT_EXTRACT_LIMIT = "citation.audit.extract_limit"  # nodes | text_chars | seconds | deadline
+#: chunks of a decorated stream not kept for the audit (past what extraction can read); the
+#: stream's extraction limit (text_chars or nodes) is then in AUDIT_EXTRACT_LIMIT
+AUDIT_STREAM_DROPPED = "citation.audit.stream.dropped"
+#: The foreground deadline (ENV_FOREGROUND_DEADLINE) passed: a walk's AUDIT_EXTRACT_LIMIT, and
+#: the JUDGE_SKIPPED reason of every citation it cut (outcome unverifiable, never fabricated).
+REASON_DEADLINE = "deadline"
 
 # --- judge span attributes (OpenInference) ------------------------------------------------------
 LLM_MODEL_NAME = "llm.model_name"
@@ -159,6 +166,7 @@ ENV_JUDGE_CACHE = "VCG_OTEL_JUDGE_CACHE"
 ENV_MAX_GAP = "VCG_OTEL_MAX_GAP"
 ENV_MISATTRIBUTED_IS_CONSISTENT = "VCG_OTEL_MISATTRIBUTED_IS_CONSISTENT"
 ENV_MAX_CITATIONS = "VCG_OTEL_MAX_CITATIONS"
+ENV_FOREGROUND_DEADLINE = "VCG_OTEL_FOREGROUND_DEADLINE"
 ENV_POSITION_BASE = "VCG_OTEL_POSITION_BASE"
 ENV_ID_KEYS = "VCG_OTEL_ID_KEYS"
 ENV_SAMPLE_RATE = "VCG_OTEL_SAMPLE_RATE"

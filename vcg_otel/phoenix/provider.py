@@ -59,7 +59,7 @@ def register(
     annotation writer's own ``shutdown_timeout``; the global provider is left alone unless
     ``set_global_tracer_provider=True``; nothing is printed. With ``annotations=True`` a
     :class:`PhoenixAnnotationProcessor` with its defaults is attached; pass one to configure
-    it (for high volume: README, "Load").
+    it (for high volume: docs/guides/phoenix.md).
 
     Needs the ``phoenix`` extra (``pip install 'vcg-otel[phoenix]'``).
     """

@@ -146,9 +146,10 @@ def _report(args: argparse.Namespace, err: TextIO, tally: TraceTally, label: str
                               citations=tally.citations,
                               without_citations=tally.without_citations,
                               over_limit=tally.over_limit)
-    summary(err, cli_tally, results.destination if results is not None else None)
+    summary(err, cli_tally)
     if results is not None:
         results.commit()
+        err.write(f"per-citation results: {results.destination}\n")
     failed = False
     for threshold in args.fail_on or ():
         crossed, rate = threshold.crossed(tally.counts, tally.citations)

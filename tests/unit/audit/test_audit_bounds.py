@@ -3,6 +3,8 @@ fabrication (issue 10: the host never waits; a false fabrication is the worst er
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from cases import COMMON_WORDS, common_words_docs  # the benchmark's documents
 
@@ -37,8 +39,8 @@ def test_one_audit_spends_at_most_its_budget_then_stops_searching(
     budgets: list[SearchBudget] = []
 
     class Recorded(SearchBudget):
-        def __init__(self, steps: int = DEFAULT_SEARCH_STEPS) -> None:
-            super().__init__(steps)
+        def __init__(self, steps: int = DEFAULT_SEARCH_STEPS, deadline: Any = None) -> None:
+            super().__init__(steps, deadline)
             budgets.append(self)
 
     monkeypatch.setattr(auditor_module, "SearchBudget", Recorded)

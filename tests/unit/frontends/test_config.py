@@ -45,6 +45,7 @@ ENV_VALUES: dict[str, tuple[str, Any]] = {
     semconv.ENV_MAX_GAP: ("50", 50),
     semconv.ENV_MISATTRIBUTED_IS_CONSISTENT: ("yes", True),
     semconv.ENV_MAX_CITATIONS: ("7", 7),
+    semconv.ENV_FOREGROUND_DEADLINE: ("0.25", 0.25),
     semconv.ENV_CAPTURE_CONTENT: ("off", False),
     semconv.ENV_SAMPLE_RATE: ("0.25", 0.25),
     semconv.ENV_CHECK_SPANS: ("0", False),

@@ -244,10 +244,10 @@ def _boom(arguments: Any, result: Any) -> Any:
 class _BrokenAuditor(Auditor):
     """A real auditor whose audit raises (an Exception from inside the pipeline)."""
 
-    def audit(self, citations: Any, documents: Any) -> Any:
+    def audit(self, citations: Any, documents: Any, **options: Any) -> Any:
         raise RuntimeError("audit failed")
 
-    async def aaudit(self, citations: Any, documents: Any) -> Any:
+    async def aaudit(self, citations: Any, documents: Any, **options: Any) -> Any:
         raise RuntimeError("audit failed")
 
 
@@ -553,7 +553,7 @@ def test_haystack_settings_survive_a_pipeline_yaml_round_trip(
     assert haystack.CitationConsistencyChecker.from_dict(data).to_dict() == data
     pipe = Pipeline()
     pipe.add_component("checker", checker)
-    loaded = Pipeline.loads(pipe.dumps(), allowed_modules=["vcg_otel.integrations.haystack"])
+    loaded = Pipeline.loads(pipe.dumps())  # haystack_integrations: allowed by default
     again = loaded.get_component("checker")
     assert again.to_dict() == data
     assert again._auditor.max_tokens == 20_000 and again._auditor.timeout is None
@@ -578,8 +578,10 @@ def test_haystack_settings_either_serialize_or_are_rejected_at_construction() ->
     pipe.dumps()
 
 
-def test_haystack_follows_the_misattributed_variable_when_not_told(
+def test_haystack_ignores_the_misattributed_variable_a_saved_pipeline_must_not_depend_on(
         clean_env: pytest.MonkeyPatch) -> None:
+    """``treat_misattributed_as_consistent`` defaults to False, as in the original component,
+    and is saved with the pipeline: the environment it is loaded in cannot change it."""
     haystack = _haystack()
     from haystack import Document
 
@@ -587,7 +589,7 @@ def test_haystack_follows_the_misattributed_variable_when_not_told(
     moved = haystack.Citation(MISATTRIBUTED["claim"], "paper", MISATTRIBUTED["quote"])
     docs = [Document(id=name, content=text) for name, text in DOCS.items()]
     routed = haystack.CitationConsistencyChecker().run(citations=[moved], documents=docs)
-    assert [c.status for c in routed["consistent"]] == ["misattributed"]
+    assert [c.status for c in routed["inconsistent"]] == ["misattributed"]
 
 
 # --- the instrumentor -----------------------------------------------------------------------
