@@ -89,7 +89,7 @@ def annotations(phoenix: PhoenixServer, name: str) -> list[dict[str, Any]]:
 
 @pytest.mark.parametrize("framework", FRAMEWORKS)
 def test_a_framework_trace_audits_as_the_same_app_decorated_live(
-        framework: str, apps: dict[str, App], model: FakeOpenAI, phoenix: PhoenixServer,
+        framework: str, apps: Any, model: FakeOpenAI, phoenix: PhoenixServer,
         tmp_path: Path) -> None:
     app = apps(framework)
     name = project()
@@ -114,7 +114,7 @@ def test_a_framework_trace_audits_as_the_same_app_decorated_live(
 
 
 def test_a_second_run_adds_nothing_and_a_new_trace_is_audited_by_the_next(
-        apps: dict[str, App], model: FakeOpenAI, phoenix: PhoenixServer,
+        apps: Any, model: FakeOpenAI, phoenix: PhoenixServer,
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     app = apps("langchain")
     name = project()
@@ -138,7 +138,7 @@ def test_a_second_run_adds_nothing_and_a_new_trace_is_audited_by_the_next(
 
 
 def test_a_new_audit_version_audits_again_beside_the_old_annotations(
-        apps: dict[str, App], model: FakeOpenAI, phoenix: PhoenixServer, tmp_path: Path,
+        apps: Any, model: FakeOpenAI, phoenix: PhoenixServer, tmp_path: Path,
         monkeypatch: pytest.MonkeyPatch) -> None:
     app = apps("langchain")
     name = project()
@@ -154,7 +154,7 @@ def test_a_new_audit_version_audits_again_beside_the_old_annotations(
 
 
 def test_two_shards_cover_every_trace_exactly_once(
-        apps: dict[str, App], model: FakeOpenAI, phoenix: PhoenixServer,
+        apps: Any, model: FakeOpenAI, phoenix: PhoenixServer,
         tmp_path: Path) -> None:
     app = apps("langchain")
     name = project()
@@ -167,7 +167,7 @@ def test_two_shards_cover_every_trace_exactly_once(
 
 
 def test_a_trace_without_retriever_spans_is_counted_no_documents(
-        apps: dict[str, App], model: FakeOpenAI, phoenix: PhoenixServer, tmp_path: Path,
+        apps: Any, model: FakeOpenAI, phoenix: PhoenixServer, tmp_path: Path,
         capsys: pytest.CaptureFixture[str]) -> None:
     """A chat model called on its own (no retriever in the trace): every citation is
     unverifiable, never not_found, and the trace is counted."""
@@ -186,3 +186,17 @@ def test_a_trace_without_retriever_spans_is_counted_no_documents(
     assert code == 0
     assert {r["outcome"] for r in records} == {"unverifiable"}
     assert "1 without retrieved documents (no_documents)" in capsys.readouterr().err
+
+
+def test_watch_audits_again_each_pass_and_keeps_the_tally(
+        apps: Any, phoenix: PhoenixServer, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    app = apps("haystack")
+    name = project()
+    send(app, phoenix, name)
+    capsys.readouterr()
+    code, records = audit(phoenix, name, "--watch", "1", "--watch-passes", "2")
+    err = capsys.readouterr().err
+    assert code == 0 and len(records) == 4  # audited in the first pass only
+    assert "so far: 1 traces read, 1 audited" in err  # the tally after the first pass
+    assert "2 traces read, 1 audited" in err and "1 already audited" in err
