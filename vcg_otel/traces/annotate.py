@@ -19,6 +19,7 @@ from ..audit.models import AuditReport
 from ..gate.version import GATE_VERSION
 from ..judge.evidence_prompt import EVIDENCE_PROMPT_VERSION
 from ..judge.prompt import PROMPT_VERSION
+from ..otel import semconv
 from ..otel.content import ContentPolicy
 from ..otel.events import summary
 from ..otel.spans import _check_attributes, audit_span_attributes
@@ -53,14 +54,14 @@ def trace_annotations(report: AuditReport, answer_span_id: str, root_span_id: st
         attrs = _check_attributes(r, policy, summary(r, policy))
         note = _Live._verdict(int(answer_span_id, 16), attrs,
                               identifier=verdict_identifier(version, r.index))
-        note["metadata"] = {**note["metadata"], "audit_version": version,
-                            "citation.index": r.index}
+        note["metadata"] = {**note["metadata"], semconv.ANNOTATION_AUDIT_VERSION: version,
+                            semconv.CITATION_INDEX: r.index}
         notes.append(note)
     target = root_span_id or answer_span_id
     note = _Live._request(int(target, 16), audit_span_attributes(report))
     note["identifier"] = request_identifier(version)
-    note["metadata"] = {**note["metadata"], "audit_version": version,
-                        "answer_span_id": answer_span_id}
+    note["metadata"] = {**note["metadata"], semconv.ANNOTATION_AUDIT_VERSION: version,
+                        semconv.ANNOTATION_ANSWER_SPAN_ID: answer_span_id}
     notes.append(note)
     return notes
 
