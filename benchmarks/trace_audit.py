@@ -52,6 +52,7 @@ for page in source.traces(0, time.time_ns()):
 print(f"({n / (time.perf_counter() - started):.0f} traces/s)")
 """
 _RATE = re.compile(r"\(([\d,]+) traces/s\)")
+_AUDITING = re.compile(r"([\d.]+) s auditing")
 
 
 def _quote(text: str, rng: random.Random, words: int = 10) -> str:
@@ -153,6 +154,11 @@ def _spawn_measured(argv: list[str]) -> tuple[float, float, str]:
     return seconds, usage.ru_maxrss / 1024, text
 
 
+def _auditing(text: str) -> float | None:
+    found = _AUDITING.findall(text)
+    return float(found[-1]) if found and float(found[-1]) > 0 else None
+
+
 def _rate(text: str) -> float | None:
     found = _RATE.findall(text)
     return float(found[-1].replace(",", "")) if found else None
@@ -208,18 +214,23 @@ def main() -> int:
     finally:
         phoenix.stop()
     rates = {label: _rate(text) for label, _, _, _, text in rows}
+    auditing = {label: _auditing(text) for label, _, _, _, text in rows}
     print("\nwall = the whole process (start-up and imports included); in-run = traces/s from "
           "the first request to the last\n(the CLI's own 'time:' line); 'vs read' = in-run "
           "rate of the Phoenix read alone / this run's")
+    print("gate/s = traces / the seconds spent auditing them (reading, annotation writes and "
+          "start-up excluded)")
     print(f"{'run':<40}{'traces':>8}{'wall s':>8}{'wall/s':>8}{'in-run/s':>10}{'vs read':>9}"
-          f"{'peak RSS MiB':>14}")
+          f"{'gate/s':>9}{'peak RSS MiB':>14}")
     for label, count, seconds, peak, _ in rows:
         size = label.rsplit("(", 1)[-1].rstrip(")")
         base = rates.get(f"phoenix read only ({size})")
         rate = rates[label]
         ratio = f"{base / rate:>8.2f}x" if base and rate and "phoenix" in label else f"{'':>9}"
+        spent = auditing[label]
+        gate = f"{count / spent:>9,.0f}" if spent else f"{'':>9}"
         print(f"{label:<40}{count:>8,}{seconds:>8.1f}{count / seconds:>8.0f}"
-              f"{rate or 0:>10,.0f}{ratio}{peak:>14.0f}")
+              f"{rate or 0:>10,.0f}{ratio}{gate}{peak:>14.0f}")
     print(f"{'(a process importing vcg_otel.traces and phoenix.client, nothing else)':<83}"
           f"{peak_import:>14.0f}")
     return 0
