@@ -461,6 +461,18 @@ class Tally:
 def run_audit(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """``vcg-otel audit``. ``out`` is kept for callers; everything we write goes to ``err``
     (stdout may be ``--out /dev/stdout``'s JSONL)."""
+    if args.from_phoenix or args.from_otlp:  # traces the app already sends (vcg_otel.traces)
+        if args.phoenix or args.answers or args.docs:
+            raise InputError("--from-phoenix/--from-otlp read traces: no ANSWERS, --docs or "
+                             "--phoenix with them (annotations go to the Phoenix read from)")
+        from .traces.command import run_traces
+
+        return run_traces(args, out, err, input_error=InputError, results_factory=Results,
+                          summary=_summary, tally_factory=Tally,
+                          logger_provider=_logger_provider)
+    if not args.answers or not args.docs:
+        raise InputError("ANSWERS and --docs are required (or --from-phoenix URL / "
+                         "--from-otlp FILE)")
     results = Results(Path(args.out)) if args.out else None  # before any work: fail fast
     try:
         return _audit(args, out, err, results)
@@ -633,10 +645,31 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="settings from the environment (flags win):\n" + "\n".join(
             f"  {name:<40}{field}" for name, field in env_vars().items()))
-    audit.add_argument("answers", help="JSONL, one answer per line with its citations")
-    audit.add_argument("--docs", required=True,
+    audit.add_argument("answers", nargs="?",
+                       help="JSONL, one answer per line with its citations")
+    audit.add_argument("--docs",
                        help="documents: a directory of text files, a JSONL of {id, text}, "
                             "or a JSON object of id -> text")
+    traces = audit.add_argument_group(
+        "traces an app already sends (no ANSWERS or --docs; exit 4: Phoenix unreachable)")
+    source = traces.add_mutually_exclusive_group()
+    source.add_argument("--from-phoenix", metavar="URL",
+                        help="audit the traces of Phoenix project --project and write the "
+                             "results back as span annotations")
+    source.add_argument("--from-otlp", metavar="FILE",
+                        help="audit the traces of an OTLP/JSON lines file (a collector's "
+                             "file exporter)")
+    traces.add_argument("--since", metavar="TIME",
+                        help="only traces started since: a duration (30m, 1h, 2d) or an "
+                             "ISO time")
+    traces.add_argument("--cursor", metavar="FILE",
+                        help="keep where this run stopped in FILE; the next run starts "
+                             "there (less 15 minutes for requests still open)")
+    traces.add_argument("--watch", type=_positive_int, metavar="SECONDS",
+                        help="audit again every SECONDS until interrupted")
+    traces.add_argument("--watch-passes", type=_positive_int, help=argparse.SUPPRESS)
+    traces.add_argument("--shard", metavar="K/N",
+                        help="audit only the traces whose id hashes to shard K of N")
     audit.add_argument("--out", help="write per-citation results here (JSONL)")
     audit.add_argument("--judge", help="litellm model string for the judge "
                                        f"(default ${semconv.ENV_JUDGE_MODEL}; none: gate only)")
@@ -658,7 +691,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="export spans (and events as logs) over OTLP/HTTP to this URL")
     export.add_argument("--phoenix", metavar="URL", help="export spans and annotations to "
                                                          "Phoenix at this URL")
-    audit.add_argument("--project", default="vcg-otel-audit", help="Phoenix project name")
+    audit.add_argument("--project", default="vcg-otel-audit",
+                       help="Phoenix project name (with --from-phoenix: the project read)")
     audit.add_argument("--no-progress", action="store_true", help="no progress output")
     demo = commands.add_parser("demo", help="run the demo RAG app into a local Phoenix")
     demo.add_argument("--no-server", action="store_true",

@@ -50,20 +50,23 @@ def record(report: AuditReport, span: Span, tracer: Tracer, policy: ContentPolic
 
 
 def emit_audit(tracer: Tracer, report: AuditReport, policy: ContentPolicy,
-               attributes: dict[str, Any] | None = None, *, check_spans: bool = True,
+               attributes: dict[str, Any] | None = None, *, status: str = "audited",
+               check_spans: bool = True,
                span_events: bool | None = None, meter_provider: MeterProvider | None = None,
                logger_provider: LoggerProvider | None = None) -> Span:
     """Write a finished audit as a whole ``citation_audit`` span tree, with its events and
     metrics (for batch audits, where no span was open while it ran).
 
-    The span starts when the first gate check started and lasts the audit's duration.
+    The span starts when the first gate check started and lasts the audit's duration; its
+    parent is the current span (a trace audit makes the audited answer span current).
     """
     starts = [r.gate_started_ns for r in report.results if r.gate_started_ns]
     start = min(starts) if starts else None
     span = tracer.start_span(semconv.SPAN_AUDIT, start_time=start, attributes={
         semconv.OPENINFERENCE_SPAN_KIND: semconv.KIND_GUARDRAIL, **(attributes or {})})
     try:
-        record(report, span, tracer, policy, check_spans=check_spans, span_events=span_events,
+        record(report, span, tracer, policy, status=status, check_spans=check_spans,
+               span_events=span_events,
                meter_provider=meter_provider, logger_provider=logger_provider)
     finally:
         span.end(end_time=None if start is None else start + _seconds_ns(report.duration_seconds))

@@ -114,6 +114,12 @@ AUDIT_STREAM_DROPPED = "citation.audit.stream.dropped"
 #: the JUDGE_SKIPPED reason of every citation it cut (outcome unverifiable, never fabricated).
 REASON_DEADLINE = "deadline"
 
+# --- trace audits (vcg-otel audit --from-phoenix / --from-otlp): annotation metadata ------------
+#: the audit version (gate version, and the judge's prompt versions) an annotation was written by
+ANNOTATION_AUDIT_VERSION = "audit_version"
+#: on citation_fabrication: the span whose output held the citations
+ANNOTATION_ANSWER_SPAN_ID = "answer_span_id"
+
 # --- judge span attributes (OpenInference) ------------------------------------------------------
 LLM_MODEL_NAME = "llm.model_name"
 LLM_TOKEN_PROMPT = "llm.token_count.prompt"
