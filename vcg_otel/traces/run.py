@@ -19,11 +19,10 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from ..audit import Auditor, AuditReport, Citation
-from ..extract import Budget, extract_citations
-from ..integrations.answers import answer_citations
 from ..judge.verdict import Usage
 from ..otel import semconv
 from ..otel.content import ContentPolicy
+from ..reading import read_output
 from ..scope import audit_status, documents_of
 from .annotate import REQUEST_ANNOTATION, audit_version, request_identifier, trace_annotations
 from .assemble import Assembled, assemble
@@ -35,10 +34,11 @@ __all__ = ["TraceAudit", "TraceProgress", "TraceTally", "cursor_key", "read_answ
 
 
 def read_answer(answer: Any) -> list[Citation]:
-    """The citations of an answer read from a span: what a decorated handler's result goes
-    through (``extract_citations``, then the framework answer readers), one budget."""
-    budget = Budget()
-    return extract_citations(answer, budget) or answer_citations(answer, budget)
+    """The citations of an answer read from a span: the one reading path a decorated
+    handler's result goes through (:func:`vcg_otel.reading.read_output`: the format readers,
+    then the generic and framework-answer readers), one budget. The documents come from the
+    trace's retriever spans, not from the answer."""
+    return read_output(answer).citations
 
 
 @dataclass
