@@ -1,6 +1,6 @@
 """How docs/phoenix-trace-audit.png was made (run from the repository root):
 
-    python docs/drafts/traces-screenshot.py OUT_DIR
+    python docs/_tools/trace_audit_screenshot.py OUT_DIR
 
 A local Phoenix, the LangChain, LlamaIndex and Haystack apps of tests/support/rag_apps.py
 traced into project "rag-app" by their OpenInference instrumentors (no vcg_otel in them),
