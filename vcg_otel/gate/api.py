@@ -88,6 +88,7 @@ def _matched(
         elided=span.elided,
         pieces=tuple(doc.original_span(s, e) for s, e in span.pieces),
         source_document_ids=sources,
+        forgiven=span.forgiven,
     )
 
 
@@ -234,4 +235,5 @@ def span_gate(
         (start + s, start + e) for s, e in (passage.original_span(a, b) for a, b in span.pieces)
     )
     return GateMatch(GateResult.FOUND, cited, cited, start + q_start, start + q_end,
-                     text[start + q_start:start + q_end], span.elided, pieces, (cited,))
+                     text[start + q_start:start + q_end], span.elided, pieces, (cited,),
+                     forgiven=span.forgiven)

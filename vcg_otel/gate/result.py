@@ -50,6 +50,11 @@ class GateMatch:
         source_document_ids: every document the passage occurs in (for ``misattributed``, where
             the quote really comes from).
         reason: for ``not_found``, why.
+        forgiven: the transcription slips forgiven to find the passage, sorted kinds:
+            ``punctuation`` (a comma, semicolon, colon or dash between words dropped, added or
+            exchanged), ``hyphen`` (a compound's hyphen written as a space or dropped, or
+            added), ``thousands_separator`` (``1,204`` quoted ``1204``); empty when the quote
+            matched as written (see :mod:`vcg_otel.gate.slips`).
     """
 
     result: GateResult
@@ -62,15 +67,16 @@ class GateMatch:
     pieces: tuple[tuple[int, int], ...] = ()
     source_document_ids: tuple[str, ...] = ()
     reason: NotFoundReason | None = None
+    forgiven: tuple[str, ...] = ()
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, str):  # GateResult is a str too
             return self.result.value == other
         if isinstance(other, GateMatch):
             return (self.result, self.document_id, self.start, self.end, self.elided,
-                    self.pieces, self.source_document_ids, self.reason) == (
+                    self.pieces, self.source_document_ids, self.reason, self.forgiven) == (
                 other.result, other.document_id, other.start, other.end, other.elided,
-                other.pieces, other.source_document_ids, other.reason)
+                other.pieces, other.source_document_ids, other.reason, other.forgiven)
         return NotImplemented
 
     def __hash__(self) -> int:
@@ -97,4 +103,5 @@ class GateMatch:
             "pieces": [list(p) for p in self.pieces],
             "source_document_ids": list(self.source_document_ids),
             "reason": None if self.reason is None else self.reason.value,
+            "forgiven": list(self.forgiven),
         }

@@ -1,0 +1,212 @@
+"""Transcription slips: the punctuation a model changes when it quotes, forgiven; never meaning.
+
+A model that transcribes a passage keeps the words but not always the punctuation between
+them. Measured on real prose, the exact search rejects every one of these, so they are
+forgiven here, in a second search that runs only after the exact one failed (the found path is
+not slowed):
+
+* between two words, a comma, semicolon, colon or dash (``--``, ``—``, ``–``, normalized to a
+  hyphen or a spaced hyphen) dropped, added or exchanged for another (kind ``punctuation``);
+* a hyphen joining two word parts written as a space or dropped, ``well-known`` /
+  ``well known``, ``non-fatal`` / ``nonfatal``, and the reverse (kind ``hyphen``);
+* a thousands separator dropped or added where it belongs, ``1,204`` / ``1204`` (kind
+  ``thousands_separator``); never moved: ``12,04`` is not ``1204``.
+
+Never forgiven, because they carry meaning: any letter or digit (a word added, dropped,
+replaced or moved: a dropped negating prefix, ``non-fatal`` -> ``fatal``, is a dropped word), the
+decimal point, signs (a hyphen right before a number), ``%``, ``/``, brackets, quotation marks,
+apostrophes, sentence stops; and any punctuation *glued* to a digit (``10-20``, ``10:30``,
+``COVID-19``): next to a number only a comma before a space may come or go. A quote may not
+start or end inside a hyphenated compound or a numeric range (``fatal`` of ``non-fatal``: see
+:func:`~vcg_otel.gate.search.inside_compound`).
+
+The quote becomes one regular expression over the normalized document: its words literal (a
+glued hyphen allowed between two letters), its separators replaced by the class of separators
+they may stand for. It is tried only in windows around the occurrences of one anchor word of
+the quote (the rarest of its longest words), found at C speed, so a 10 MB document costs a few
+substring scans; every window costs steps of the search budget.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Protocol
+
+__all__ = ["MAX_SLIP_CHARS", "SlipMatch", "find_slipped", "tokens"]
+
+#: Quotes longer than this (normalized) are not searched for slips: a transcription of a
+#: whole page is not what models paraphrase the punctuation of, and the pattern stays small.
+MAX_SLIP_CHARS = 4000
+
+# A word: letters and digits, with apostrophes inside (``don't``); a number with decimal points
+# or thousands separators is one token (``1,204``, ``2.5``).
+_TOKEN = re.compile(r"\d+(?:[.,]\d+)+|[^\W_]+(?:'[^\W_]+)*")
+_SOFT = frozenset(" ,;:-")
+_THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d{4,}(?:\.\d+)?")
+# What a separator between two words may become (a space, a comma, a dash, a glued hyphen…).
+_BETWEEN_WORDS = r"[ ,;:\-]{1,4}"
+_JOINED = r"[ ,;:\-]{0,4}"  # the quote's glued hyphen: also nothing at all
+_BESIDE_NUMBER = r"(?:[,;:]{0,2} ){1,2}"  # next to a digit: a comma before a space, no more
+_SPACE_IN_HARD = r"[,;:]{0,2} "
+# Candidate anchors: this many of the quote's longest words are counted in the document.
+_ANCHORS = 4
+_WINDOW_STEP = 2  # steps per window tried (one regex search of a few hundred characters)
+_WINDOW_CHARS = 512  # plus one step per this many characters of window
+
+
+def tokens(text: str) -> list[re.Match[str]]:
+    """The words of a normalized text (see :data:`_TOKEN`)."""
+    return list(_TOKEN.finditer(text))
+
+
+def _word_pattern(token: str) -> str:
+    """A quote word as a pattern: literal; a number may gain or lose its thousands
+    separators; between two letters a glued hyphen may stand in the document."""
+    if token[0].isdigit() and _THOUSANDS.fullmatch(token):
+        whole, dot, fraction = token.partition(".")
+        digits = whole.replace(",", "")
+        head = len(digits) % 3 or 3
+        groups = [digits[:head]] + [digits[i:i + 3] for i in range(head, len(digits), 3)]
+        return ",?".join(groups) + (re.escape(dot + fraction) if dot else "")
+    out = [re.escape(token[0])]
+    for prev, ch in zip(token, token[1:], strict=False):
+        if prev.isalpha() and ch.isalpha():
+            out.append("-?")
+        out.append(re.escape(ch))
+    return "".join(out)
+
+
+def _separator_pattern(sep: str, before: str, after: str) -> str:
+    """What the quote's separator ``sep`` between characters ``before`` and ``after`` may be in
+    the document (see the module docstring)."""
+    digit = before.isdigit() or after.isdigit()
+    if _SOFT.issuperset(sep):
+        if digit:
+            if " " not in sep or "-" in sep:
+                return re.escape(sep)  # glued to a number, or a sign / range: exact
+            return _BESIDE_NUMBER
+        return _JOINED if sep == "-" else _BETWEEN_WORDS
+    core = "".join(c for c in sep if c not in ",;:")  # the hard characters stay, in order
+    return "".join(_SPACE_IN_HARD if c == " " else re.escape(c) for c in core)
+
+
+@dataclass(frozen=True, slots=True)
+class _Pattern:
+    regex: re.Pattern[str]
+    words: tuple[str, ...]
+    seps: tuple[str, ...]
+    anchors: tuple[tuple[str, int], ...]  # (word, offset in the quote), longest first
+
+
+@lru_cache(maxsize=512)
+def _compile(needle: str) -> _Pattern | None:
+    found = tokens(needle)
+    if not found:
+        return None
+    parts = [re.escape(needle[:found[0].start()])]
+    seps: list[str] = []
+    for k, m in enumerate(found):
+        if k:
+            sep = needle[found[k - 1].end():m.start()]
+            seps.append(sep)
+            parts.append(f"({_separator_pattern(sep, needle[m.start() - len(sep) - 1], m.group()[0])})")
+        parts.append(f"({_word_pattern(m.group())})")
+    parts.append(re.escape(needle[found[-1].end():]))
+    words = tuple(m.group() for m in found)
+    candidates = sorted(((m.group(), m.start()) for m in found if not m.group()[0].isdigit()),
+                        key=lambda wc: -len(wc[0]))
+    seen: set[str] = set()
+    anchors = []
+    for word, offset in candidates:
+        if word not in seen:
+            seen.add(word)
+            anchors.append((word, offset))
+    return _Pattern(re.compile("".join(parts)), words, tuple(seps), tuple(anchors[:_ANCHORS]))
+
+
+@dataclass(frozen=True, slots=True)
+class SlipMatch:
+    """Where a quote occurs once its slips are forgiven (normalized offsets), and which."""
+
+    start: int
+    end: int
+    forgiven: tuple[str, ...]
+
+
+def _forgiven(pattern: _Pattern, m: re.Match[str]) -> tuple[str, ...]:
+    kinds: set[str] = set()
+    group = 1
+    for k, word in enumerate(pattern.words):
+        if k:
+            quoted, written = pattern.seps[k - 1], m.group(group)
+            group += 1
+            if quoted != written:
+                kinds.add("hyphen" if "-" in (quoted, written) else "punctuation")
+        written = m.group(group)
+        group += 1
+        if written != word:
+            kinds.add("thousands_separator" if word[0].isdigit() else "hyphen")
+    return tuple(sorted(kinds))
+
+
+def may_match(hay: str, needle: str) -> bool:
+    """Cheap test that a slipped match is possible at all: one of the quote's longest words
+    occurs in ``hay`` (C-speed substring tests)."""
+    pattern = _compile(needle) if len(needle) <= MAX_SLIP_CHARS else None
+    return pattern is not None and any(word in hay for word, _ in pattern.anchors)
+
+
+class Budget(Protocol):
+    """What the search charges (:class:`~vcg_otel.gate.search.SearchBudget`)."""
+
+    def spend(self, steps: int = 1) -> None: ...
+
+    def scan(self, chars: int) -> None: ...
+
+
+def find_slipped(hay: str, needle: str, budget: Budget,
+                 edges_ok: Callable[[str, int, int, str], bool]) -> SlipMatch | None:
+    """The first place in ``hay`` where ``needle`` occurs with only forgivable slips.
+
+    Args:
+        hay: the normalized document.
+        needle: the normalized, edge-trimmed quote.
+        budget: the :class:`~vcg_otel.gate.search.SearchBudget` to charge (``scan``, ``spend``).
+        edges_ok: ``(hay, start, end, needle) -> bool``, the gate's whole-word edge rule.
+
+    Raises:
+        SearchLimitReached: the budget ran out (the caller fails closed).
+    """
+    if len(needle) > MAX_SLIP_CHARS:
+        return None
+    pattern = _compile(needle)
+    if pattern is None or not pattern.anchors:
+        return None
+    best: tuple[int, str, int] | None = None  # (count, word, offset)
+    for word, offset in pattern.anchors:
+        budget.scan(len(hay))
+        count = hay.count(word)
+        if count and (best is None or count < best[0]):
+            best = (count, word, offset)
+            if count <= 8:
+                break
+    if best is None:
+        return None
+    _, word, offset = best
+    size, n = len(needle), len(hay)
+    search, check = pattern.regex.search, edges_ok
+    pos = hay.find(word)
+    while pos != -1:
+        lo = max(0, pos - 2 * offset - 16)
+        hi = min(n, pos + 2 * (size - offset) + 16)
+        budget.spend(_WINDOW_STEP + (hi - lo) // _WINDOW_CHARS)
+        m = search(hay, lo, hi)
+        while m is not None:
+            if check(hay, m.start(), m.end(), needle):
+                return SlipMatch(m.start(), m.end(), _forgiven(pattern, m))
+            m = search(hay, m.start() + 1, hi)
+        pos = hay.find(word, pos + 1)
+    return None
