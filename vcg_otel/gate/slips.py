@@ -33,6 +33,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import pairwise
 from typing import Protocol
 
 __all__ = ["MAX_SLIP_CHARS", "SlipMatch", "find_slipped", "tokens"]
@@ -72,7 +73,7 @@ def _word_pattern(token: str) -> str:
         groups = [digits[:head]] + [digits[i:i + 3] for i in range(head, len(digits), 3)]
         return ",?".join(groups) + (re.escape(dot + fraction) if dot else "")
     out = [re.escape(token[0])]
-    for prev, ch in zip(token, token[1:], strict=False):
+    for prev, ch in pairwise(token):
         if prev.isalpha() and ch.isalpha():
             out.append("-?")
         out.append(re.escape(ch))
@@ -112,7 +113,8 @@ def _compile(needle: str) -> _Pattern | None:
         if k:
             sep = needle[found[k - 1].end():m.start()]
             seps.append(sep)
-            parts.append(f"({_separator_pattern(sep, needle[m.start() - len(sep) - 1], m.group()[0])})")
+            before = needle[m.start() - len(sep) - 1]
+            parts.append(f"({_separator_pattern(sep, before, m.group()[0])})")
         parts.append(f"({_word_pattern(m.group())})")
     parts.append(re.escape(needle[found[-1].end():]))
     words = tuple(m.group() for m in found)
