@@ -40,6 +40,9 @@ _MAX_OCCURRENCES = 400  # a word occurring more often in one document does not v
 _BUCKET = 32  # characters per vote bucket
 _PLACES = 3  # best-voted places aligned per document
 _SLACK = 48  # characters of context around a place, for words the quote added or dropped
+# In documents other than the cited one, a place is aligned only if it holds this share of
+# the anchor words' weight: an altered passage holds nearly all of them.
+_CLOSE_VOTES = 0.5
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,8 +71,9 @@ def _is_word_at(hay: str, pos: int, size: int) -> bool:
             and (pos + size >= len(hay) or not hay[pos + size].isalnum()))
 
 
-def _places(hay: str, quote: _Quote, budget: SearchBudget) -> list[int]:
-    """Likely start positions of the quote in ``hay``, best voted first."""
+def _places(hay: str, quote: _Quote, budget: SearchBudget, least: float = 0.0) -> list[int]:
+    """Likely start positions of the quote in ``hay``, best voted first; only those holding
+    at least the share ``least`` of the anchor words' weight (their letters)."""
     votes: dict[int, int] = {}
     for word, offset in quote.anchors:
         budget.scan(len(hay))
@@ -85,7 +89,11 @@ def _places(hay: str, quote: _Quote, budget: SearchBudget) -> list[int]:
             pos = hay.find(word, pos + 1)
     if not votes:
         return []
-    scored = sorted(votes, key=lambda b: -(votes[b] + votes.get(b - 1, 0) + votes.get(b + 1, 0)))
+    def weight(b: int) -> int:
+        return votes[b] + votes.get(b - 1, 0) + votes.get(b + 1, 0)
+
+    floor = least * sum(len(word) for word, _ in quote.anchors)
+    scored = sorted((b for b in votes if weight(b) >= floor), key=lambda b: -weight(b))
     return [b * _BUCKET for b in scored[:_PLACES]]
 
 
@@ -134,9 +142,13 @@ def _align(hay: str, start: int, quote: _Quote, needle_len: int,
                     tuple(removed), tuple(added), tuple(replaced))
 
 
-def closest_passage(doc: NormalizedText, needle: str,
-                    budget: SearchBudget) -> _Aligned | None:
+def closest_passage(doc: NormalizedText, needle: str, budget: SearchBudget,
+                    close_only: bool = False) -> _Aligned | None:
     """The passage of one document closest to ``needle`` (normalized offsets), or ``None``.
+
+    With ``close_only`` only places where most of the quote's longer words occur are aligned:
+    enough to find a passage that could be ``altered``, at a fraction of the cost (for the
+    documents other than the cited one, which are searched only for that).
 
     Raises:
         SearchLimitReached: ``budget`` ran out.
@@ -144,8 +156,14 @@ def closest_passage(doc: NormalizedText, needle: str,
     quote = _quote(needle)
     if not quote.words:
         return None
+    hay = doc.text
+    if close_only:
+        budget.scan(len(hay))
+        top = quote.anchors[:3]
+        if sum(word in hay for word, _ in top) * 2 < len(top):
+            return None  # most of its longest words are missing: nothing close here
     best: _Aligned | None = None
-    for place in _places(doc.text, quote, budget):
+    for place in _places(hay, quote, budget, _CLOSE_VOTES if close_only else 0.0):
         aligned = _align(doc.text, place, quote, len(needle), budget)
         if aligned is not None and (best is None or aligned.score > best.score):
             best = aligned
@@ -172,7 +190,7 @@ def nearest(needle: str, cited: tuple[str, NormalizedText] | None,
             if k and best is not None and best[2].score >= ALTERED_SCORE:
                 break
             local.spend()
-            aligned = closest_passage(doc, needle, local)
+            aligned = closest_passage(doc, needle, local, close_only=k > 0 or cited is None)
             if aligned is not None and (best is None or aligned.score > best[2].score):
                 best = (doc_id, doc, aligned)
     except SearchLimitReached:

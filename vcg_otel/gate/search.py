@@ -378,8 +378,9 @@ def find_quote(
         span = _find_chain(doc, quote.pieces, quote.gaps, max_gap, budget, quote.edges)
         if span is not None:
             return span
-    if quote.needle and not quote.elided:
-        # Only now, once the exact search failed: the found path pays nothing for it.
+    if quote.needle:
+        # Only now, once the exact search failed: the found path pays nothing for it. The
+        # whole quote as written (brackets read literally), as the exact search reads it first.
         slipped = find_slipped(doc.text, quote.needle, budget, _edges_ok)
         if slipped is not None:
             return Span(slipped.start, slipped.end, ((slipped.start, slipped.end),), False,

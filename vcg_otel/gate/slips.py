@@ -51,7 +51,7 @@ _THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d{4,}(?:\.\d+)?")
 _BETWEEN_WORDS = r"[ ,;:\-]{1,4}"
 _JOINED = r"[ ,;:\-]{0,4}"  # the quote's glued hyphen: also nothing at all
 _BESIDE_NUMBER = r"(?:[,;:]{0,2} ){1,2}"  # next to a digit: a comma before a space, no more
-_SPACE_IN_HARD = r"[,;:]{0,2} "
+_SPACE_IN_HARD = r"(?:[ ,;:]|-(?!\d)){1,4}"
 # Candidate anchors: this many of the quote's longest words are counted in the document.
 _ANCHORS = 4
 _WINDOW_STEP = 2  # steps per window tried (one regex search of a few hundred characters)
@@ -90,8 +90,18 @@ def _separator_pattern(sep: str, before: str, after: str) -> str:
                 return re.escape(sep)  # glued to a number, or a sign / range: exact
             return _BESIDE_NUMBER
         return _JOINED if sep == "-" else _BETWEEN_WORDS
-    core = "".join(c for c in sep if c not in ",;:")  # the hard characters stay, in order
-    return "".join(_SPACE_IN_HARD if c == " " else re.escape(c) for c in core)
+    # The hard characters stay, in order; each space may gain or lose the soft punctuation
+    # next to it ("(p), and" / "(p) and" / "(p) -- and"), never a sign.
+    out = []
+    for k, c in enumerate(sep):
+        if c == " ":
+            out.append(_SPACE_IN_HARD)
+        elif (c in _SOFT and (sep[k + 1:k + 2] == " " or sep[k - 1:k] == " ")
+              and not (c == "-" and k == len(sep) - 1 and after.isdigit())):  # a sign stays
+            continue
+        else:
+            out.append(re.escape(c))
+    return "".join(out)
 
 
 @dataclass(frozen=True, slots=True)
