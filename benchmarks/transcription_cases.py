@@ -70,8 +70,8 @@ SLIPS["two_slips"] = _two_slips
 
 # --- meaning changes ---------------------------------------------------------------------------
 
-def _middle_word(q: str, min_len: int = 4) -> re.Match[str] | None:
-    words = [m for m in re.finditer(r"\b[A-Za-z]{%d,}\b" % min_len, q)]
+def _middle_word(q: str) -> re.Match[str] | None:
+    words = list(re.finditer(r"\b[A-Za-z]{4,}\b", q))
     return words[len(words) // 2] if words else None
 
 
