@@ -94,10 +94,10 @@ def run_suite(title: str, docs: dict[str, str], cases: list[Case],
     }
     print(f"\n== {title}: {len(cases)} cases over {len(docs)} documents "
           f"({honest} honest, {bad} bad)\n")
-    print(f"{'mode':<18}{'kind':<8}{'cases':>7}{'vcg_otel':>10}{'naive':>9}{'exact label':>13}")
+    print(f"{'mode':<24}{'kind':<8}{'cases':>7}{'vcg_otel':>10}{'naive':>9}{'exact label':>13}")
     for mode, (ok, ok_naive, total, exact) in per_mode.items():
         kind = "honest" if honest_kind[mode] else "bad"
-        print(f"{mode:<18}{kind:<8}{total:>7}{ok / total:>10.4f}{ok_naive / total:>9.4f}"
+        print(f"{mode:<24}{kind:<8}{total:>7}{ok / total:>10.4f}{ok_naive / total:>9.4f}"
               f"{exact / total:>13.4f}")
     print(f"\n{'metric':<40}{'vcg_otel':>10}{'naive':>9}")
     print(f"{'detection of bad citations':<40}{summary['detection']:>10.4f}"

@@ -118,7 +118,7 @@ def _negation_removed(q: str) -> str | None:
     return None if m is None else q[:m.start()] + q[m.end():]
 
 
-def _prefix_dropped(vocabulary: set[str]) -> Variant:
+def prefix_dropped(vocabulary: set[str]) -> Variant:
     def apply(q: str) -> str | None:
         m = re.search(r"\b[Nn]on-([a-z]{3,})", q)
         if m:
@@ -184,7 +184,7 @@ def build_transcription_cases(docs: dict[str, str] | None = None) -> tuple[dict[
     docs = docs if docs is not None else load_corpus()
     occurs = occurrence_check(docs)
     vocab = vocabulary(docs)
-    meaning = dict(MEANING, prefix_dropped=_prefix_dropped(vocab))
+    meaning = dict(MEANING, prefix_dropped=prefix_dropped(vocab))
     honest: list[Case] = []
     bad: list[Case] = []
     for doc_id, s in quoted_sentences(docs):
