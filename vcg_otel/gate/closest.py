@@ -39,6 +39,8 @@ _MAX_ANCHORS = 12  # distinct quote words that vote
 _MAX_OCCURRENCES = 400  # a word occurring more often in one document does not vote there
 _BUCKET = 32  # characters per vote bucket
 _PLACES = 3  # best-voted places aligned per document
+_SAMPLE = 1 << 18  # characters of a document in which anchor words are counted
+_VOTERS = 4  # anchor words that vote in a document longer than the sample
 _SLACK = 48  # characters of context around a place, for words the quote added or dropped
 # In documents other than the cited one, a place is aligned only if it holds this share of
 # the anchor words' weight: an altered passage holds nearly all of them.
@@ -71,22 +73,37 @@ def _is_word_at(hay: str, pos: int, size: int) -> bool:
             and (pos + size >= len(hay) or not hay[pos + size].isalnum()))
 
 
+def _voters(hay: str, quote: _Quote, budget: SearchBudget) -> list[tuple[str, int]]:
+    """The anchor words that vote in ``hay``: those occurring at most :data:`_MAX_OCCURRENCES`
+    times in a sample of it (the whole of a document up to :data:`_SAMPLE` characters), the
+    rarest :data:`_VOTERS` of them in a longer one, whose every scan costs milliseconds."""
+    counted = []
+    for word, offset in quote.anchors:
+        budget.scan(min(len(hay), _SAMPLE))
+        count = hay.count(word, 0, _SAMPLE)
+        if count <= _MAX_OCCURRENCES * min(1.0, _SAMPLE / max(1, len(hay))):
+            counted.append((count, word, offset))
+    if len(hay) <= _SAMPLE:
+        return [(w, o) for c, w, o in counted if c]
+    counted.sort(key=lambda cwo: (cwo[0] == 0, cwo[0]))  # rare first; unseen in the sample last
+    return [(w, o) for _, w, o in counted[:_VOTERS]]
+
+
 def _places(hay: str, quote: _Quote, budget: SearchBudget, least: float = 0.0) -> list[int]:
     """Likely start positions of the quote in ``hay``, best voted first; only those holding
     at least the share ``least`` of the anchor words' weight (their letters)."""
     votes: dict[int, int] = {}
-    for word, offset in quote.anchors:
+    for word, offset in _voters(hay, quote, budget):
         budget.scan(len(hay))
-        count = hay.count(word)
-        if not count or count > _MAX_OCCURRENCES:
-            continue
-        budget.spend(count)
         pos = hay.find(word)
-        while pos != -1:
+        seen = 0
+        while pos != -1 and seen < _MAX_OCCURRENCES:
+            seen += 1
             if _is_word_at(hay, pos, len(word)):
                 bucket = max(0, pos - offset) // _BUCKET
                 votes[bucket] = votes.get(bucket, 0) + len(word)
             pos = hay.find(word, pos + 1)
+        budget.spend(seen)
     if not votes:
         return []
     def weight(b: int) -> int:
