@@ -249,10 +249,18 @@ def _anchor(hay: str, anchors: tuple[tuple[str, int], ...], budget: Budget
 def _window_regex(shape: _Shape, window: str) -> re.Pattern[str] | None:
     """The pattern to try in ``window``, or ``None`` when a word of the quote is in it neither
     as written nor with the window's hyphens dropped (then no slip can make a match)."""
-    missing = [w for w in shape.needed if w not in window]
-    if not missing:
-        return _regex(shape, frozenset())
-    joined = window.replace("-", "")
-    if all(w in joined for w in missing):
-        return _regex(shape, frozenset(missing))
-    return None
+    if "-" not in window:
+        if all(w in window for w in shape.needed):
+            return _regex(shape, frozenset())
+        return None
+    # Words the window holds hyphenated (absent as written, or more often without the
+    # hyphens): the quote may have joined them.
+    dropped = window.replace("-", "")
+    joined = []
+    for w in shape.needed:
+        seen = dropped.count(w)
+        if not seen:
+            return None
+        if window.count(w) < seen:
+            joined.append(w)
+    return _regex(shape, frozenset(joined))
