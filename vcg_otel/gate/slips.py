@@ -205,10 +205,20 @@ def find_slipped(hay: str, needle: str, budget: Budget,
     shape = _shape(needle)
     if shape is None or not shape.anchors:
         return None
-    word, offset = _anchor(hay, shape.anchors, budget)
+    # Two anchors: the rarer may be a word the quote joined ("finetuning" where the passage
+    # has "fine-tuning"), whose occurrences are all elsewhere.
+    for word, offset in _anchors(hay, shape.anchors, budget)[:2]:
+        found = _search(hay, needle, shape, word, offset, budget, edges_ok)
+        if found is not None:
+            return found
+    return None
+
+
+def _search(hay: str, needle: str, shape: _Shape, word: str, offset: int, budget: Budget,
+            edges_ok: Callable[[str, int, int, str], bool]) -> SlipMatch | None:
+    """Try the windows around every occurrence of the anchor ``word``."""
     size, n = len(needle), len(hay)
-    check = edges_ok
-    pos = hay.find(word) if word else -1
+    pos = hay.find(word)
     while pos != -1:
         lo = max(0, pos - 2 * offset - 16)
         hi = min(n, pos + 2 * (size - offset) + 16)
@@ -216,34 +226,35 @@ def find_slipped(hay: str, needle: str, budget: Budget,
         regex = _window_regex(shape, hay[lo:hi])
         m = regex.search(hay, lo, hi) if regex is not None else None
         while m is not None:
-            if check(hay, m.start(), m.end(), needle):
+            if edges_ok(hay, m.start(), m.end(), needle):
                 return SlipMatch(m.start(), m.end(), _forgiven(shape, m))
             m = regex.search(hay, m.start() + 1, hi)  # type: ignore[union-attr]
         pos = hay.find(word, pos + 1)
     return None
 
 
-def _anchor(hay: str, anchors: tuple[tuple[str, int], ...], budget: Budget
-            ) -> tuple[str, int]:
-    """The anchor with the fewest occurrences in a sample of ``hay`` (its first
-    :data:`_SAMPLE` characters: the whole of most documents; a 10 MB one is not counted four
-    times over), else the first that occurs at all; ``("", 0)`` if none does."""
-    best: tuple[int, str, int] | None = None
+def _anchors(hay: str, anchors: tuple[tuple[str, int], ...], budget: Budget
+             ) -> list[tuple[str, int]]:
+    """The anchors that occur in ``hay``, fewest occurrences first, counted in a sample of it
+    (its first :data:`_SAMPLE` characters: the whole of most documents; a 10 MB one is not
+    scanned four times over); in a longer document, those seen only past the sample last."""
+    counted = []
     for word, offset in anchors:
         budget.scan(min(len(hay), _SAMPLE))
         count = hay.count(word, 0, _SAMPLE)
-        if count and (best is None or count < best[0]):
-            best = (count, word, offset)
-            if count <= 2:
-                break
-    if best is not None:
-        return best[1], best[2]
-    if len(hay) > _SAMPLE:
+        if count:
+            counted.append((count, word, offset))
+    counted.sort(key=lambda cwo: cwo[0])
+    out = [(w, o) for _, w, o in counted]
+    if len(out) < 2 and len(hay) > _SAMPLE:
         for word, offset in anchors:
-            budget.scan(len(hay))
-            if hay.find(word, _SAMPLE) != -1:
-                return word, offset
-    return "", 0
+            if (word, offset) not in out:
+                budget.scan(len(hay))
+                if hay.find(word, _SAMPLE) != -1:
+                    out.append((word, offset))
+                    if len(out) == 2:
+                        break
+    return out
 
 
 def _window_regex(shape: _Shape, window: str) -> re.Pattern[str] | None:
