@@ -1,6 +1,6 @@
 """Gate accuracy: plain text (the original gate's own corpus), real Markdown and HTML, PDF text.
 
-    python benchmarks/gate_accuracy.py [--suite plain|markup|pdf|all]
+    python benchmarks/gate_accuracy.py [--suite plain|markup|pdf|transcription|rejection|all]
 
 Prints, per suite and mode, how often honest quotes are accepted (``found``) and bad quotes
 rejected, for vcg_otel and for a naive baseline that lower-cases, drops punctuation and
@@ -13,6 +13,10 @@ also shows the original gate's published figures on its corpus.
   READMEs) and real HTML (manuals); honest quotes are the sentences a reader sees (rendered by
   markdown-it-py, read by html.parser), the gate sees the raw text.
 * pdf: ``pdf_cases.py`` -- the arXiv abstracts as PDF extraction returns them.
+* transcription: ``transcription_cases.py`` -- real sentences quoted the way models transcribe
+  them: per slip (honest) and per meaning change, alone and with a slip (bad).
+* rejection: rejected quotes told apart -- ``altered`` (a sentence of the documents with one
+  word replaced) vs ``invented`` (a sentence of an abstract not among the documents).
 """
 
 from __future__ import annotations
@@ -90,10 +94,10 @@ def run_suite(title: str, docs: dict[str, str], cases: list[Case],
     }
     print(f"\n== {title}: {len(cases)} cases over {len(docs)} documents "
           f"({honest} honest, {bad} bad)\n")
-    print(f"{'mode':<18}{'kind':<8}{'cases':>7}{'vcg_otel':>10}{'naive':>9}{'exact label':>13}")
+    print(f"{'mode':<24}{'kind':<8}{'cases':>7}{'vcg_otel':>10}{'naive':>9}{'exact label':>13}")
     for mode, (ok, ok_naive, total, exact) in per_mode.items():
         kind = "honest" if honest_kind[mode] else "bad"
-        print(f"{mode:<18}{kind:<8}{total:>7}{ok / total:>10.4f}{ok_naive / total:>9.4f}"
+        print(f"{mode:<24}{kind:<8}{total:>7}{ok / total:>10.4f}{ok_naive / total:>9.4f}"
               f"{exact / total:>13.4f}")
     print(f"\n{'metric':<40}{'vcg_otel':>10}{'naive':>9}")
     print(f"{'detection of bad citations':<40}{summary['detection']:>10.4f}"
@@ -138,9 +142,51 @@ def pdf_suite() -> None:
     run_suite("PDF text (arXiv abstracts as extracted)", docs, cases)
 
 
+def transcription_suite() -> None:
+    from transcription_cases import build_transcription_cases
+
+    docs, cases = build_transcription_cases()
+    run_suite("transcription (real sentences, model slips and meaning changes)", docs, cases)
+
+
+def rejection_suite() -> None:
+    from transcription_cases import build_rejection_cases
+
+    docs, cases = build_rejection_cases()
+    corpus = Corpus(docs)
+    # kind -> [told apart, total, rejected not_found, sum of scores with a closest passage, n]
+    rows: dict[str, list[float]] = defaultdict(lambda: [0, 0, 0, 0.0, 0])
+    failures: list[str] = []
+    for kind, quote, cited in cases:
+        m = quote_gate(quote, cited, corpus)
+        row = rows[kind]
+        row[1] += 1
+        row[2] += m == "not_found"
+        got = m.rejection.value if m.rejection is not None else "-"
+        row[0] += got == kind
+        if m.closest is not None:
+            row[3] += m.closest.score
+            row[4] += 1
+        if got != kind and len(failures) < 8:
+            score = f"{m.closest.score:.2f}" if m.closest else "-"
+            failures.append(f"  {kind}: {quote[:90]!r} -> {m.result.value}/{got} ({score})")
+    total = sum(r[1] for r in rows.values())
+    print(f"\n== rejection kinds: {total} rejected quotes over {len(docs)} documents\n")
+    print(f"{'kind':<12}{'cases':>7}{'not_found':>11}{'told apart':>12}{'mean score':>12}")
+    for kind, (ok, n, rejected, scores, scored) in rows.items():
+        mean = scores / scored if scored else float("nan")
+        print(f"{kind:<12}{n:>7}{rejected / n:>11.4f}{ok / n:>12.4f}{mean:>12.3f}")
+    told = sum(r[0] for r in rows.values()) / total
+    print(f"\n{'altered and invented told apart':<40}{told:>10.4f}   (target >= 0.95)")
+    if failures:
+        print("\nfirst failures:")
+        print("\n".join(failures))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--suite", choices=("plain", "markup", "pdf", "all"), default="all")
+    parser.add_argument("--suite", default="all",
+                        choices=("plain", "markup", "pdf", "transcription", "rejection", "all"))
     args = parser.parse_args()
     if args.suite in ("plain", "all"):
         plain_suite()
@@ -148,6 +194,10 @@ def main() -> int:
         markup_suite()
     if args.suite in ("pdf", "all"):
         pdf_suite()
+    if args.suite in ("transcription", "all"):
+        transcription_suite()
+    if args.suite in ("rejection", "all"):
+        rejection_suite()
     return 0
 
 

@@ -7,7 +7,10 @@ The naive baseline is what the original gate does: normalize with a per-characte
 (``unicodedata.category`` on every character, two NFKC passes) and re-normalize every document
 on every call. A second baseline caches each normalized document once ("naive, cached").
 The seed-compatible dict call is measured against a reused ``Corpus`` on the same cases, and
-the worst elided quotes (issue 10) against the search budget they are bounded by.
+the worst elided quotes (issue 10) against the search budget they are bounded by; the found
+path, and rejected quotes now told apart (issue 18), against the cached baseline.
+
+    python benchmarks/gate_speed.py --only-found-rejected   # just the issue 18 figures
 """
 
 from __future__ import annotations
@@ -277,19 +280,87 @@ def big_document(real: dict[str, str], sizes: list[int]) -> None:
     print("(peak = peak traced allocation during the call, as a multiple of the text's size)")
 
 
+def found_and_rejected(real: dict[str, str], cases: list[Case], sizes: list[int]) -> None:
+    """Issue 18: the found path against the cached naive baseline in the same run (it must not
+    slow down: the slip and closest-passage searches run only after the exact search failed),
+    and what a rejected quote costs now that it is told apart (altered / invented)."""
+    section("found path vs the cached naive baseline (honest quotes of the benchmark)")
+    honest = [c for c in cases if c.expected == "found"]
+    corpus = Corpus(real)
+    for c in honest:  # warm: normalization
+        quote_gate(c.quote, c.cited, corpus)
+    t_ours = min(timed(lambda: [quote_gate(c.quote, c.cited, corpus) for c in honest])
+                 for _ in range(5))
+    normed = {k: naive_normalize(v) for k, v in real.items()}
+    t_naive = min(timed(lambda: [cached_naive_gate(c.quote, c.cited, normed) for c in honest])
+                  for _ in range(3))
+    print(f"{len(honest)} honest quotes, {len(real)} documents")
+    print(f"{'implementation':<42}{'citations/s':>14}{'vs naive':>10}")
+    print(f"{'vcg_otel (found path, reused Corpus)':<42}{len(honest) / t_ours:>14,.0f}"
+          f"{t_naive / t_ours:>9.2f}x")
+    print(f"{'naive, cached normalization':<42}{len(honest) / t_naive:>14,.0f}{1.0:>9.2f}x")
+
+    section("rejected quotes: cost per quote in one cited document of growing size")
+    ids = list(real)
+    kept = ids[:-20]
+    unseen = [s.rstrip(".") for k in ids[-20:] for s in real[k].split(". ")[:2]][:20]
+    altered = []
+    for k in kept[:20]:
+        first = real[k].split(". ")[0]
+        words = first.split()
+        if len(words) >= 8:
+            words[len(words) // 2] = "method"
+            altered.append(" ".join(words))
+    text = " ".join(real[k] for k in kept)
+    print(f"{len(altered)} altered (one word replaced), {len(unseen)} invented (from abstracts "
+          "not in the document)")
+    print(f"{'size':>8}{'kind':>10}{'ours µs':>10}{'steps':>8}{'naive µs':>10}{'ratio':>8}"
+          "  outcome")
+    for size in sizes:
+        doc = (text * (size // len(text) + 1))[:size]
+        docs = {"doc": doc}
+        corpus = Corpus(docs, cache=DocumentCache())
+        corpus.normalized("doc")
+        normed = {"doc": naive_normalize(doc)}
+        for kind, quotes in (("altered", altered), ("invented", unseen)):
+            budgets = [SearchBudget() for _ in quotes]
+            outcomes = {}
+            for q, b in zip(quotes, budgets, strict=True):
+                m = quote_gate(q, "doc", corpus, budget=b)
+                kind_of = getattr(m, "rejection", None)  # None before issue 18 as well
+                label = f"{m.result.value}/{kind_of.value if kind_of else '-'}"
+                outcomes[label] = outcomes.get(label, 0) + 1
+            reps = 3 if size < 1_000_000 else 1
+            t = min(timed(lambda: [quote_gate(q, "doc", corpus) for q in quotes])
+                    for _ in range(reps)) / len(quotes)
+            t_n = timed(lambda: [cached_naive_gate(q, "doc", normed) for q in quotes]) / len(quotes)
+            steps = sum(b.used for b in budgets) / len(budgets)
+            label = f"{size / 1e6:g} MB" if size >= 1_000_000 else f"{size // 1000} kB"
+            shown = ", ".join(f"{n} {o}" for o, n in sorted(outcomes.items()))
+            print(f"{label:>8}{kind:>10}{t * 1e6:>10.0f}{steps:>8.0f}{t_n * 1e6:>10.0f}"
+                  f"{t / t_n:>7.1f}x  {shown}")
+    print(f"(budget per quote: {DEFAULT_SEARCH_STEPS:,} steps; a rejected quote's closest-"
+          "passage search takes at most CLOSEST_STEPS of them)")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="smaller sizes (smoke test)")
+    parser.add_argument("--only-found-rejected", action="store_true",
+                        help="only the found-path and rejected-quote figures (issue 18)")
     args = parser.parse_args()
     real = load_corpus()
     cases = build_cases(real)
-    if args.quick:
+    if args.only_found_rejected:
+        found_and_rejected(real, cases, [1_000, 100_000, 10_000_000])
+    elif args.quick:
         throughput(real, cases, baseline_sample=20)
         dict_calls(real, cases[::10])
         new_dicts(real, cases, [10, 100])
         scaling(real, cases, [10, 100])
         elided_worst([100])
         big_document(real, [10_000, 100_000])
+        found_and_rejected(real, cases, [1_000, 100_000])
     else:
         throughput(real, cases, baseline_sample=150)
         dict_calls(real, cases)
@@ -297,6 +368,7 @@ def main() -> int:
         scaling(real, cases, [10, 100, 1_000, 10_000])
         elided_worst([100, 1_000])
         big_document(real, [10_000, 100_000, 1_000_000, 10_000_000])
+        found_and_rejected(real, cases, [1_000, 100_000, 10_000_000])
     print(f"\nPython {sys.version.split()[0]}; CPU time of this process; ours: best of repeated "
           "runs; baselines: one run")
     return 0

@@ -51,9 +51,19 @@ def _swap(q: str) -> str | None:
     words = q.split()
     if len(words) < 6:
         return None
+    # Two adjacent *words*: a "--" between clauses is punctuation, and moving it leaves every
+    # word in place, a slip the gate forgives (issue 18), not a swap.
     mid = len(words) // 2
+    while mid + 1 < len(words) and not (_has_word(words[mid]) and _has_word(words[mid + 1])):
+        mid += 1
+    if mid + 1 >= len(words):
+        return None
     words[mid], words[mid + 1] = words[mid + 1], words[mid]
     return " ".join(words)
+
+
+def _has_word(token: str) -> bool:
+    return any(ch.isalnum() for ch in token)
 
 
 def build_pdf_cases(clean: dict[str, str]) -> tuple[dict[str, str], list[Case]]:

@@ -3,13 +3,24 @@
 1. Every passage of a document that starts and ends on word boundaries is found there.
 2. Normalization is idempotent.
 3. Reported offsets point at original text whose normalization equals the quote's.
+4. Transcription slips alone are found; paired with a meaning change, never (issue 18).
 """
 
 from __future__ import annotations
 
+from cases import occurrence_check
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from support.oracles import check_normalize
+from transcription_cases import (
+    MEANING,
+    SLIPS,
+    Variant,
+    build_transcription_cases,
+    prefix_dropped,
+    quoted_sentences,
+    vocabulary,
+)
 
 from vcg_otel import Corpus, normalize, quote_gate
 from vcg_otel.gate.quote import strip_edges
@@ -86,3 +97,73 @@ def test_dropping_a_leading_minus_sign_never_matches(
     doc = {"d": f"{' '.join(before)}{opener}{sign}{tail}."}
     assert quote_gate(tail, "d", doc) == "not_found"
     assert quote_gate(sign + tail, "d", doc) == "found"
+
+
+# --- issue 18: transcription slips forgiven, meaning never ---------------------------------------
+
+_TRANSCRIBED_DOCS, _ = build_transcription_cases()
+_TRANSCRIBED = Corpus(_TRANSCRIBED_DOCS)
+_SENTENCES = quoted_sentences(_TRANSCRIBED_DOCS)
+_OCCURS = occurrence_check(_TRANSCRIBED_DOCS)
+_MEANING = dict(MEANING, prefix_dropped=prefix_dropped(vocabulary(_TRANSCRIBED_DOCS)))
+
+
+def _variants(text: str, makers: dict[str, Variant]) -> list[tuple[str, str]]:
+    """(name, variant) of every maker that applies to ``text`` and changes it."""
+    out = []
+    for name in sorted(makers):
+        made = makers[name](text)
+        if made is not None and made != text:
+            out.append((name, made))
+    return out
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(_SENTENCES), st.data())
+def test_every_forgiven_slip_alone_is_found(source: tuple[str, str], data: st.DataObject
+                                            ) -> None:
+    doc_id, sentence = source
+    slips = _variants(sentence, SLIPS)
+    assume(slips)
+    slip, quote = data.draw(st.sampled_from(slips))
+    m = quote_gate(quote, doc_id, _TRANSCRIBED)
+    assert m == "found", (slip, quote)
+    assert m.forgiven  # and it says what it forgave
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(_SENTENCES), st.data())
+def test_every_slip_paired_with_a_meaning_change_is_not_found(
+        source: tuple[str, str], data: st.DataObject) -> None:
+    doc_id, sentence = source
+    changes = [(c, q) for c, q in _variants(sentence, _MEANING) if not _OCCURS(q)]
+    assume(changes)
+    change, changed = data.draw(st.sampled_from(changes))
+    slips = _variants(changed, SLIPS)
+    assume(slips)
+    slip, quote = data.draw(st.sampled_from(slips))
+    assume(not _OCCURS(quote))
+    assert quote_gate(quote, doc_id, _TRANSCRIBED) == "not_found", (change, slip, quote)
+
+
+_PLAIN_WORD = st.text(st.sampled_from("abcdefghijklmnoprstuvwy"), min_size=2, max_size=9)
+_SOFT_SEP = st.sampled_from([" ", ", ", "; ", ": ", " -- ", " \u2014 ", " \u2013 "])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_PLAIN_WORD, min_size=3, max_size=14), st.data())
+def test_soft_separators_exchanged_anywhere_are_found_and_a_changed_word_never(
+        words: list[str], data: st.DataObject) -> None:
+    doc_seps = data.draw(st.lists(_SOFT_SEP, min_size=len(words) - 1, max_size=len(words) - 1))
+    quote_seps = data.draw(st.lists(_SOFT_SEP, min_size=len(words) - 1,
+                                    max_size=len(words) - 1))
+    doc = "Intro. " + words[0] + "".join(s + w for s, w in zip(doc_seps, words[1:],
+                                                                 strict=True)) + ". End."
+    quote = words[0] + "".join(s + w for s, w in zip(quote_seps, words[1:], strict=True))
+    assert quote_gate(quote, "d", {"d": doc}) == "found"
+    k = data.draw(st.integers(0, len(words) - 1))
+    other = words[k] + "x"
+    changed = [*words[:k], other, *words[k + 1:]]
+    assume(other not in words)
+    bad = changed[0] + "".join(s + w for s, w in zip(quote_seps, changed[1:], strict=True))
+    assert quote_gate(bad, "d", {"d": doc}) == "not_found"

@@ -8,12 +8,13 @@ from .api import as_corpus, quote_gate, span_gate
 from .corpus import Corpus, DocumentCache, default_cache
 from .normalize import NormalizedText, OffsetMap, normalize, normalize_with_map
 from .quote import ParsedQuote, parse_quote
-from .result import GateMatch, GateResult, NotFoundReason
+from .result import ClosestPassage, GateMatch, GateResult, NotFoundReason, RejectionKind
 from .search import DEFAULT_MAX_GAP, DEFAULT_SEARCH_STEPS, SearchBudget, SearchLimitReached
 
 __all__ = [
     "DEFAULT_MAX_GAP",
     "DEFAULT_SEARCH_STEPS",
+    "ClosestPassage",
     "Corpus",
     "DocumentCache",
     "GateMatch",
@@ -22,6 +23,7 @@ __all__ = [
     "NotFoundReason",
     "OffsetMap",
     "ParsedQuote",
+    "RejectionKind",
     "SearchBudget",
     "SearchLimitReached",
     "as_corpus",

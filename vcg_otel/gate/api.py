@@ -21,11 +21,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from .closest import nearest
 from .corpus import Corpus, corpus_for
 from .normalize import normalize_with_map
 from .quote import parse_quote
 from .result import GateMatch, GateResult, NotFoundReason
 from .search import DEFAULT_MAX_GAP, SearchBudget, SearchLimitReached, Span, find_quote
+from .slips import tokens
 
 __all__ = ["MAX_QUOTE_CHARS", "as_corpus", "checked_quote_gate", "quote_gate", "search_arguments",
            "span_gate"]
@@ -88,6 +90,7 @@ def _matched(
         elided=span.elided,
         pieces=tuple(doc.original_span(s, e) for s, e in span.pieces),
         source_document_ids=sources,
+        forgiven=span.forgiven,
     )
 
 
@@ -155,9 +158,21 @@ def checked_quote_gate(quote: str, cited: str | None, corpus: Corpus, max_gap: i
         return _matched(GateResult.MISATTRIBUTED, corpus, cited, doc_id, span, sources)
     if not complete:
         reason = NotFoundReason.SEARCH_LIMIT
+    elif known:
+        return _rejected(parsed.needle or " ".join(parsed.pieces), cited, corpus, budget)  # type: ignore[arg-type]
     else:
-        reason = NotFoundReason.NO_MATCH if known else NotFoundReason.UNKNOWN_DOCUMENT
+        reason = NotFoundReason.UNKNOWN_DOCUMENT
     return GateMatch(GateResult.NOT_FOUND, cited, reason=reason)
+
+
+def _rejected(needle: str, cited: str, corpus: Corpus, budget: SearchBudget) -> GateMatch:
+    """``not_found`` / ``no_match`` for a quote shown absent, with how it differs from the
+    closest passage of the documents (:func:`~vcg_otel.gate.closest.nearest`)."""
+    words = sorted({m.group() for m in tokens(needle)}, key=len, reverse=True)
+    kind, closest = nearest(needle, (cited, corpus.normalized(cited)),
+                            corpus.documents_near(words, cited), budget)
+    return GateMatch(GateResult.NOT_FOUND, cited, reason=NotFoundReason.NO_MATCH,
+                     rejection=kind, closest=closest)
 
 
 def _int_arg(value: object, name: str) -> int:
@@ -234,4 +249,5 @@ def span_gate(
         (start + s, start + e) for s, e in (passage.original_span(a, b) for a, b in span.pieces)
     )
     return GateMatch(GateResult.FOUND, cited, cited, start + q_start, start + q_end,
-                     text[start + q_start:start + q_end], span.elided, pieces, (cited,))
+                     text[start + q_start:start + q_end], span.elided, pieces, (cited,),
+                     forgiven=span.forgiven)

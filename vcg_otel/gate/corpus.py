@@ -270,6 +270,28 @@ class Corpus:
             return found, False
         return found, True
 
+    def documents_near(self, words: Iterable[str], exclude: Any = None
+                       ) -> Iterator[tuple[str, NormalizedText]]:
+        """Documents other than ``exclude`` that may hold a passage close to a quote with
+        these ``words`` (its longest first), normalized lazily, in corpus order: with a word
+        index, those holding one of its three longest indexed words; else all of them.
+
+        For the closest-passage search of a rejected quote (:mod:`vcg_otel.gate.closest`),
+        which bounds how many it reads."""
+        skip = None if exclude is None else str(exclude)
+        index = self._index
+        if index is None:
+            keys: Iterable[str] = list(self._texts)
+        else:
+            chosen = [w for w in words if _WORD.fullmatch(w)][:3]
+            hits: set[int] = set()
+            for word in chosen:
+                hits.update(index.get(word, ()))
+            keys = [self._order[i] for i in sorted(hits)]
+        for key in keys:
+            if key != skip and key in self._texts:
+                yield key, self.normalized(key)
+
     def build_index(self) -> None:
         """Normalize every document and index its words (done lazily when first needed)."""
         if self._index is not None:

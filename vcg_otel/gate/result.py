@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from .._enum import StrEnum
 
-__all__ = ["GateMatch", "GateResult", "NotFoundReason"]
+__all__ = ["ClosestPassage", "GateMatch", "GateResult", "NotFoundReason", "RejectionKind"]
 
 
 class GateResult(StrEnum):
@@ -33,6 +33,43 @@ class NotFoundReason(StrEnum):
     SEARCH_LIMIT = "search_limit"
 
 
+class RejectionKind(StrEnum):
+    """How a rejected quote relates to the documents."""
+
+    #: a passage matches all but a few words: a misquote
+    ALTERED = "altered"
+    #: nothing close in any document
+    INVENTED = "invented"
+
+
+@dataclass(frozen=True, slots=True)
+class ClosestPassage:
+    """The passage of the documents closest to a rejected quote.
+
+    Attributes:
+        document_id: where it is.
+        start, end: half-open offsets in that document's original text.
+        score: ``2 * matched words / (quote words + passage words)``, 0 to 1.
+        removed: words of the passage the quote left out.
+        added: words of the quote the passage does not have.
+        replaced: ``(passage words, quote words)`` for each place the quote changed words.
+    """
+
+    document_id: str
+    start: int
+    end: int
+    score: float
+    removed: tuple[str, ...] = ()
+    added: tuple[str, ...] = ()
+    replaced: tuple[tuple[str, str], ...] = ()
+
+    def to_dict(self) -> dict[str, object]:
+        """A JSON-ready view."""
+        return {"document_id": self.document_id, "start": self.start, "end": self.end,
+                "score": self.score, "removed": list(self.removed), "added": list(self.added),
+                "replaced": [list(r) for r in self.replaced]}
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class GateMatch:
     """The gate's answer with its evidence. Compares equal to the plain result string.
@@ -50,6 +87,16 @@ class GateMatch:
         source_document_ids: every document the passage occurs in (for ``misattributed``, where
             the quote really comes from).
         reason: for ``not_found``, why.
+        forgiven: the transcription slips forgiven to find the passage, sorted kinds:
+            ``punctuation`` (a comma, semicolon, colon or dash between words dropped, added or
+            exchanged), ``hyphen`` (a compound's hyphen written as a space or dropped, or
+            added), ``thousands_separator`` (``1,204`` quoted ``1204``); empty when the quote
+            matched as written (see :mod:`vcg_otel.gate.slips`).
+        rejection: for a quote shown absent (``not_found`` / ``no_match``), ``altered`` (a
+            passage matches all but a few words: a misquote) or ``invented`` (nothing close in
+            any document); ``None`` otherwise, or when the search for a close passage was cut
+            short before either was shown (see :mod:`vcg_otel.gate.closest`).
+        closest: the closest passage found for a rejected quote, its score and word diffs.
     """
 
     result: GateResult
@@ -62,15 +109,20 @@ class GateMatch:
     pieces: tuple[tuple[int, int], ...] = ()
     source_document_ids: tuple[str, ...] = ()
     reason: NotFoundReason | None = None
+    forgiven: tuple[str, ...] = ()
+    rejection: RejectionKind | None = None
+    closest: ClosestPassage | None = None
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, str):  # GateResult is a str too
             return self.result.value == other
         if isinstance(other, GateMatch):
             return (self.result, self.document_id, self.start, self.end, self.elided,
-                    self.pieces, self.source_document_ids, self.reason) == (
+                    self.pieces, self.source_document_ids, self.reason, self.forgiven,
+                    self.rejection) == (
                 other.result, other.document_id, other.start, other.end, other.elided,
-                other.pieces, other.source_document_ids, other.reason)
+                other.pieces, other.source_document_ids, other.reason, other.forgiven,
+                other.rejection)
         return NotImplemented
 
     def __hash__(self) -> int:
@@ -97,4 +149,7 @@ class GateMatch:
             "pieces": [list(p) for p in self.pieces],
             "source_document_ids": list(self.source_document_ids),
             "reason": None if self.reason is None else self.reason.value,
+            "forgiven": list(self.forgiven),
+            "rejection": None if self.rejection is None else self.rejection.value,
+            "closest": None if self.closest is None else self.closest.to_dict(),
         }

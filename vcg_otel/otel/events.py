@@ -34,9 +34,11 @@ from opentelemetry.trace import Span
 from .._settings import env_flag
 from .._version import __version__
 from ..audit.models import AuditResult, Outcome
+from ..gate import RejectionKind
 from . import semconv
 from .content import ContentPolicy, exported_document_id
 from .genai import ERROR_TYPE
+from .rejection import gate_detail_attributes
 
 __all__ = [
     "emit_event",
@@ -101,6 +103,8 @@ def explanation(r: AuditResult) -> str | None:
         return v.reasoning or None
     if r.gate is not None and r.outcome.is_fabricated:
         if r.outcome is Outcome.NOT_FOUND:
+            if r.gate.rejection is RejectionKind.ALTERED:
+                return "quote altered: a passage matches all but a few of its words"
             return "quote not found in any document"
         return "quote found only in " + ", ".join(r.gate.source_document_ids)
     return None
@@ -132,6 +136,8 @@ def evaluation_attributes(r: AuditResult, policy: ContentPolicy,
         attrs[semconv.CITATION_DOCUMENT_ID] = cited
     if r.fail_reason is not None:
         attrs[ERROR_TYPE] = r.fail_reason.value
+    if r.gate is not None:
+        attrs.update(gate_detail_attributes(r.gate, policy))
     if text:
         attrs[ga.GEN_AI_EVALUATION_EXPLANATION] = text
     return attrs

@@ -18,6 +18,7 @@ from opentelemetry.semconv._incubating.attributes import gen_ai_attributes as ga
 from .._version import __version__
 from ..audit.models import AuditReport, AuditResult
 from . import genai, semconv
+from .rejection import rejection_label
 
 __all__ = ["Instruments", "instruments_for", "record_metrics"]
 
@@ -49,7 +50,8 @@ def instruments_for(meter_provider: metrics.MeterProvider | None = None) -> Inst
         made = Instruments(
             audits=meter.create_counter(
                 semconv.METRIC_AUDITS, "{citation}",
-                "Citations audited, by stage (gate, judge, final) and verdict"),
+                "Citations audited, by stage (gate, judge, final) and verdict; rejected "
+                "quotes also by citation.gate.rejection (altered, invented)"),
             fail_closed=meter.create_counter(
                 semconv.METRIC_FAIL_CLOSED, "{event}",
                 "Judge calls that failed closed, by reason"),
@@ -108,17 +110,19 @@ def record_metrics(instruments: Instruments, report: AuditReport) -> None:
     """
     duration = instruments.duration
     judge_attrs = {semconv.ATTR_STAGE: semconv.STAGE_JUDGE}
-    counts: dict[tuple[str, str], int] = {}  # plain dicts: a Counter costs more to make
+    # (stage, verdict, rejection kind or None): plain dicts, a Counter costs more to make
+    counts: dict[tuple[str, str, str | None], int] = {}
     fail_reasons: dict[str, int] = {}
     prompt_tokens = completion_tokens = 0
     gate_seconds = 0.0
     for r in report.results:
+        rejection = rejection_label(r.gate)
         if r.gate is not None:
-            key = semconv.STAGE_GATE, r.gate.result.value
+            key = semconv.STAGE_GATE, r.gate.result.value, rejection
             counts[key] = counts.get(key, 0) + 1
             gate_seconds += r.gate_seconds
         if r.verdict is not None:
-            key = semconv.STAGE_JUDGE, r.verdict.verdict.value
+            key = semconv.STAGE_JUDGE, r.verdict.verdict.value, None
             counts[key] = counts.get(key, 0) + 1
             if r.fail_reason is not None:
                 reason = r.fail_reason.value
@@ -128,10 +132,13 @@ def record_metrics(instruments: Instruments, report: AuditReport) -> None:
                 prompt_tokens += r.usage.prompt_tokens
                 completion_tokens += r.usage.completion_tokens
                 _record_genai(instruments, report, r)
-        key = semconv.STAGE_FINAL, r.outcome.value
+        key = semconv.STAGE_FINAL, r.outcome.value, rejection
         counts[key] = counts.get(key, 0) + 1
-    for (stage, verdict), n in counts.items():
-        instruments.audits.add(n, {semconv.ATTR_STAGE: stage, semconv.VERDICT: verdict})
+    for (stage, verdict, kind), n in counts.items():
+        point = {semconv.ATTR_STAGE: stage, semconv.VERDICT: verdict}
+        if kind is not None:  # invented quotes and misquotes apart, as misattribution is
+            point[semconv.GATE_REJECTION] = kind
+        instruments.audits.add(n, point)
     for reason, n in fail_reasons.items():
         instruments.fail_closed.add(n, {semconv.ATTR_REASON: reason})
     if gate_seconds:

@@ -50,6 +50,23 @@ GATE_MATCH_FILE_START = "citation.gate.match.file.start"
 GATE_MATCH_FILE_END = "citation.gate.match.file.end"
 GATE_ELIDED = "citation.gate.elided"
 GATE_SOURCE_DOCUMENT_IDS = "citation.gate.source_document_ids"
+# Transcription slips forgiven to find the quote (vcg_otel.gate.slips), sorted kinds:
+# punctuation | hyphen | thousands_separator; absent when the quote matched as written.
+GATE_FORGIVEN = "citation.gate.forgiven"
+# How a quote shown absent (not_found / no_match) relates to the documents (vcg_otel.gate.
+# closest): altered (a misquote: all but a few words match) | invented (nothing close); absent
+# when the closest-passage search was cut short. Also a label of citation.audits (gate, final).
+GATE_REJECTION = "citation.gate.rejection"
+GATE_CLOSEST_DOCUMENT_ID = "citation.gate.closest.document_id"  # whose text the offsets index
+GATE_CLOSEST_START = "citation.gate.closest.start"
+GATE_CLOSEST_END = "citation.gate.closest.end"
+GATE_CLOSEST_SCORE = "citation.gate.closest.score"  # 2 * matched words / words of both
+GATE_DIFF_REMOVED = "citation.gate.diff.removed"  # content: passage words the quote left out
+GATE_DIFF_ADDED = "citation.gate.diff.added"  # content: quote words the passage lacks
+GATE_DIFF_REPLACED = "citation.gate.diff.replaced"  # content: "passage words -> quote words"
+GATE_DIFF_REMOVED_COUNT = "citation.gate.diff.removed_count"
+GATE_DIFF_ADDED_COUNT = "citation.gate.diff.added_count"
+GATE_DIFF_REPLACED_COUNT = "citation.gate.diff.replaced_count"
 # Citations without quotes (vcg_otel.evidence): how the cited source resolved goes in
 # CITATION_DOCUMENT_RESOLUTION / _GROUP_SIZE (unresolved with documents: unknown_source); the
 # located evidence (the top passage; offsets index that chunk's original text) and the

@@ -35,6 +35,7 @@ from .events import (
     span_events_enabled,
     summary,
 )
+from .rejection import gate_detail_attributes
 
 __all__ = ["audit_span_attributes", "record_report"]
 
@@ -105,6 +106,7 @@ def _check_attributes(r: AuditResult, policy: ContentPolicy,
             attrs[semconv.GATE_REASON] = gate.reason.value
         if gate.source_document_ids and result == "misattributed":
             attrs[semconv.GATE_SOURCE_DOCUMENT_IDS] = list(gate.source_document_ids)
+        attrs.update(gate_detail_attributes(gate, policy))
     if r.evidence is not None:  # a quote-less citation's stage 1
         attrs.update(evidence_attributes(r.evidence))
     if r.judge_skipped is not None:

@@ -31,7 +31,7 @@ def test_alert_rules_are_valid() -> None:
     out = subprocess.run([promtool(), "check", "rules", "citations.rules.yml"], cwd=ALERTS,
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stdout + out.stderr
-    assert "5 rules found" in out.stdout
+    assert "6 rules found" in out.stdout
 
 
 def test_alert_rule_unit_tests_fire_and_do_not_fire() -> None:

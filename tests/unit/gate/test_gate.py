@@ -93,8 +93,13 @@ def test_signed_numbers_and_hyphens_that_join_still_match() -> None:
     assert quote_gate("-2.5 mg/kg at night", "d", _DOSE) == "found"
     assert quote_gate("received \u22122.5 mg/kg", "d", _DOSE) == "found"  # U+2212 = hyphen-minus
     assert quote_gate("\u22121.5 mg/kg", "d", _DOSE) == "found"
-    assert quote_gate("20 mg/kg of COVID-19 serum", "d", _DOSE) == "found"  # a range, no sign
-    assert quote_gate("19 serum", "d", _DOSE) == "found"
+    assert quote_gate("10-20 mg/kg of COVID-19 serum", "d", _DOSE) == "found"
+
+
+@pytest.mark.parametrize("quote", ["20 mg/kg of COVID-19 serum", "19 serum", "third arm 10"])
+def test_quote_that_cuts_a_range_or_compound_in_two_is_not_found(quote: str) -> None:
+    # "20" of "10-20" is another dose, as "fatal" of "non-fatal" is another word (issue 18)
+    assert quote_gate(quote, "d", _DOSE) == "not_found"
 
 
 def test_quote_cut_inside_a_word_is_not_found() -> None:

@@ -1,0 +1,87 @@
+"""Issue 18: a rejected quote says how it differs from its source -- ``altered`` (a misquote:
+a passage matches all but a few words) or ``invented`` (nothing close anywhere) -- with the
+closest passage's offsets in the original text, a score and the word diffs. The verdict stays
+``not_found``. Documents are real arXiv abstracts; quotes are their sentences, misquoted."""
+
+from __future__ import annotations
+
+from cases import load_corpus
+
+from vcg_otel import Corpus, quote_gate
+from vcg_otel.gate import NotFoundReason, RejectionKind, SearchBudget, normalize
+from vcg_otel.gate.closest import CLOSEST_STEPS, nearest
+
+_ABSTRACTS = load_corpus()
+_IDS = list(_ABSTRACTS)
+DOCS = {k: _ABSTRACTS[k] for k in _IDS[:40]}
+CORPUS = Corpus(DOCS)
+SOURCE = ("a Nemotron 1B embedder improves nDCG@10 from 0.362 to 0.835 and substantially "
+          "outperforms its unadapted counterpart")
+CITED = "2608.05138v1"
+
+
+def test_one_word_replaced_is_altered_with_the_source_passage_and_the_replaced_word() -> None:
+    assert SOURCE in _ABSTRACTS[CITED] and CITED in DOCS
+    m = quote_gate(SOURCE.replace("improves", "degrades"), CITED, CORPUS)
+    assert m == "not_found" and m.reason is NotFoundReason.NO_MATCH  # never verbatim
+    assert m.rejection is RejectionKind.ALTERED
+    assert m.closest is not None and m.closest.document_id == CITED
+    passage = _ABSTRACTS[CITED][m.closest.start:m.closest.end]
+    assert passage == SOURCE  # offsets in the original text, the whole passage
+    assert m.closest.replaced == (("improves", "degrades"),)
+    assert m.closest.removed == () and m.closest.added == ()
+    assert 0.9 <= m.closest.score < 1.0
+
+
+def test_a_dropped_not_is_altered_and_names_the_removed_word() -> None:
+    source = "semantic validity alone does not ensure training utility, highlighting compact"
+    cited = "2608.05148v1"
+    docs = Corpus({cited: _ABSTRACTS[cited], CITED: _ABSTRACTS[CITED]})
+    m = quote_gate(source.replace("does not ensure", "does ensure"), cited, docs)
+    assert m == "not_found" and m.rejection is RejectionKind.ALTERED
+    assert m.closest is not None and m.closest.removed == ("not",)
+
+
+def test_a_sentence_from_no_document_is_invented() -> None:
+    unseen = _ABSTRACTS[_IDS[-1]].split(". ")[0]  # an abstract that is not among DOCS
+    m = quote_gate(unseen, CITED, CORPUS)
+    assert m == "not_found" and m.reason is NotFoundReason.NO_MATCH
+    assert m.rejection is RejectionKind.INVENTED
+    assert m.closest is None or m.closest.score < 0.75
+
+
+def test_a_misquote_of_another_document_is_altered_and_names_that_document() -> None:
+    m = quote_gate(SOURCE.replace("improves", "degrades"), _IDS[0], CORPUS)
+    assert m == "not_found" and m.rejection is RejectionKind.ALTERED
+    assert m.closest is not None and m.closest.document_id == CITED
+
+
+def test_a_closest_passage_search_cut_short_never_claims_invented() -> None:
+    unseen = normalize(_ABSTRACTS[_IDS[-1]].split(". ")[0])
+    budget = SearchBudget(1000)
+    budget.used = 998  # the gate's search took nearly everything
+    kind, _ = nearest(unseen, (CITED, CORPUS.normalized(CITED)),
+                      CORPUS.documents_near(unseen.split(), CITED), budget)
+    assert kind is None  # not shown invented
+    assert budget.used <= budget.limit  # and the budget is never overdrawn
+    kind, _ = nearest(unseen, (CITED, CORPUS.normalized(CITED)),
+                      CORPUS.documents_near(unseen.split(), CITED), SearchBudget())
+    assert kind is RejectionKind.INVENTED
+
+
+def test_the_closest_passage_search_takes_at_most_its_share_of_a_shared_budget() -> None:
+    budget = SearchBudget(100_000)
+    quote_gate(_ABSTRACTS[_IDS[-1]].split(". ")[0], CITED, CORPUS, budget=budget)
+    assert budget.used <= CLOSEST_STEPS + 3 * len(DOCS)
+
+
+def test_a_found_quote_carries_no_rejection() -> None:
+    m = quote_gate(SOURCE, CITED, CORPUS)
+    assert m == "found" and m.rejection is None and m.closest is None
+
+
+def test_the_result_dict_carries_the_rejection_and_the_closest_passage() -> None:
+    data = quote_gate(SOURCE.replace("improves", "degrades"), CITED, CORPUS).to_dict()
+    assert data["rejection"] == "altered"
+    closest = data["closest"]
+    assert isinstance(closest, dict) and closest["replaced"] == [["improves", "degrades"]]

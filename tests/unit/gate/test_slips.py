@@ -1,0 +1,152 @@
+"""Issue 18: the punctuation models change when they quote is forgiven, never the meaning.
+
+Every document here is a real arXiv abstract of the benchmark corpus (written by people); every
+quote is one of its sentences changed the way a model transcribing it changes it.
+"""
+
+from __future__ import annotations
+
+import pytest
+from cases import load_corpus
+
+from vcg_otel import Corpus, quote_gate
+from vcg_otel.gate import GateResult, NotFoundReason, SearchBudget
+
+_ABSTRACTS = load_corpus()
+_IDS = ("2608.04591v1", "2608.04244v1", "2608.05138v1", "2608.05075v1", "2608.04452v1",
+        "2608.02560v1", "2608.05148v1", "2608.05028v1")
+CORPUS = Corpus({k: _ABSTRACTS[k] for k in _IDS})
+
+
+def gate(quote: str, cited: str):  # type: ignore[no-untyped-def]
+    return quote_gate(quote, cited, CORPUS)
+
+
+# (cited, source sentence as written, the quote a model wrote, the slips forgiven)
+SLIPS = [
+    ("2608.05138v1", "After fine-tuning on 65,773 Greek retrieval pairs, a Nemotron",
+     "After fine-tuning on 65,773 Greek retrieval pairs a Nemotron", ("punctuation",)),
+    ("2608.05148v1", "semantic validity alone does not ensure training utility, highlighting",
+     "semantic validity alone does not ensure training utility highlighting", ("punctuation",)),
+    ("2608.05028v1", "known modifier-ordering patterns, it does not explain",
+     "known modifier-ordering patterns, it does not explain", ()),  # as written
+    ("2608.04244v1", "designed to preserve non-textual content, enabling paired measurements",
+     "designed to preserve non-textual content, and enabling paired measurements", None),
+    ("2608.04244v1", "interventions are designed to preserve non-textual content, enabling",
+     "interventions are designed to preserve nontextual content, enabling", ("hyphen",)),
+    ("2608.04244v1", "Synthetic, localized scene-text interventions",
+     "Synthetic, localized scene text interventions", ("hyphen",)),
+    ("2608.04591v1", "covers the query scope; otherwise, the answer should remain unknown",
+     "covers the query scope, otherwise, the answer should remain unknown", ("punctuation",)),
+    ("2608.04591v1", "covers the query scope; otherwise, the answer",
+     "covers the query scope: otherwise the answer", ("punctuation",)),
+    ("2608.02560v1", "proportional to retrieved context length, and -- with Transformer "
+     "backbones -- a KV-cache that grows",
+     "proportional to retrieved context length, and, with Transformer backbones, a KV cache "
+     "that grows", ("hyphen", "punctuation")),
+    ("2608.05138v1", "After fine-tuning on 65,773 Greek retrieval pairs",
+     "After fine-tuning on 65773 Greek retrieval pairs", ("thousands_separator",)),
+    ("2608.05075v1", "tweets and 59,170 parliamentary speeches by German political elites",
+     "tweets, and 59170 parliamentary speeches by German political elites",
+     ("punctuation", "thousands_separator")),
+    ("2608.04452v1", "Text-rich images use a reusable OCR/layout graph; natural-image search",
+     "Text rich images use a reusable OCR/layout graph, natural image search",
+     ("hyphen", "punctuation")),
+]
+
+
+@pytest.mark.parametrize(("cited", "source", "quote", "forgiven"),
+                         [s for s in SLIPS if s[3] is not None])
+def test_a_quote_with_only_punctuation_slips_is_found_with_what_was_forgiven(
+        cited: str, source: str, quote: str, forgiven: tuple[str, ...]) -> None:
+    assert source in _ABSTRACTS[cited]  # the real sentence
+    m = gate(quote, cited)
+    assert m == "found"
+    assert m.forgiven == forgiven
+    assert m.text is not None and m.start is not None
+    assert _ABSTRACTS[cited][m.start:m.end] == m.text  # offsets in the original text
+    assert _letters(m.text) == _letters(quote)  # every letter and digit, in order
+
+
+def _letters(text: str) -> str:
+    return "".join(ch for ch in text.lower() if ch.isalnum())
+
+
+def test_a_quote_that_matches_as_written_records_nothing_forgiven() -> None:
+    m = gate("known modifier-ordering patterns, it does not explain", "2608.05028v1")
+    assert m == "found" and m.forgiven == ()
+
+
+def test_an_added_word_is_never_a_slip() -> None:
+    # "and" added where the source has only a comma: a word, not punctuation
+    assert gate("designed to preserve non-textual content, and enabling paired measurements",
+                "2608.04244v1") == "not_found"
+
+
+MEANING_CHANGES = [
+    # negating prefix dropped, alone and inside a quote that also drops a comma
+    ("2608.04244v1", "designed to preserve textual content, enabling paired measurements"),
+    ("2608.04244v1", "designed to preserve textual content enabling paired measurements"),
+    ("2608.04591v1", "Yet observation licenses a negative answer only when evidence"),
+    ("2608.04591v1", "observation licenses a negative answer"),  # starts inside non-observation
+    ("2608.04591v1", "the answer should remain known"),  # un- dropped
+    ("2608.04591v1", "models show stable closure judgments and substantial over-closure"),
+    # negation removed / added, with a slip elsewhere
+    ("2608.05148v1", "semantic validity alone does ensure training utility highlighting"),
+    ("2608.05028v1", "known modifier ordering patterns, it does explain the models"),
+    ("2608.05028v1", "While PMI does not reflect known modifier-ordering patterns"),
+    # numbers: digits, decimal point, thousands separator moved
+    ("2608.05138v1", "After fine-tuning on 65,774 Greek retrieval pairs a Nemotron"),
+    ("2608.05138v1", "improves nDCG@10 from 0.362 to 835 and substantially"),
+    ("2608.05138v1", "After fine-tuning on 657,73 Greek retrieval pairs"),
+    ("2608.05138v1", "After fine-tuning on 6577,3 Greek retrieval pairs"),
+    ("2608.05075v1", "Analysing 45 million tweets and 59,170 parliamentary speeches"),
+    # words replaced, dropped, moved; a frankenquote, with slips
+    ("2608.05138v1", "a Nemotron 1B embedder degrades nDCG@10 from 0.362 to 0.835"),
+    ("2608.04452v1", "Text rich images use a OCR/layout graph, natural image search"),
+    ("2608.04452v1", "Text rich images use a layout/OCR graph, natural image search"),
+    ("2608.04452v1", "Text rich images use a reusable OCR/layout graph behind the same selection"),
+]
+
+
+@pytest.mark.parametrize(("cited", "quote"), MEANING_CHANGES)
+def test_a_meaning_change_is_not_found_even_beside_a_forgiven_slip(cited: str, quote: str
+                                                                   ) -> None:
+    m = gate(quote, cited)
+    assert m == "not_found" and m.reason is NotFoundReason.NO_MATCH
+
+
+_NUMBERS = Corpus({"dose": "Mice received -2.5 mg/kg, and the third arm 10-20 mg/kg, at 10:30 "
+                           "daily; 28 mg/dL was reading 1,204 (35%)."})
+
+
+@pytest.mark.parametrize("quote", [
+    "Mice received 2.5 mg/kg and the third arm",  # the sign dropped beside a dropped comma
+    "received -25 mg/kg and the third arm",
+    "the third arm 10 20 mg/kg",  # a range is not two words
+    "the third arm 1020 mg/kg",
+    "at 10 30 daily",
+    "at 1030 daily",
+    "daily, 28 g/dL was reading",
+    "was reading 1,204 (35)",
+    "was reading 1,204 (3.5%)",
+    "was reading 12,04 (35%)",
+])
+def test_punctuation_inside_or_beside_numbers_is_never_forgiven(quote: str) -> None:
+    assert quote_gate(quote, "dose", _NUMBERS) == "not_found"
+
+
+@pytest.mark.parametrize("quote", [
+    "Mice received -2.5 mg/kg and the third arm 10-20 mg/kg at 10:30 daily",
+    "daily, 28 mg/dL was reading 1204 (35%)",
+])
+def test_a_comma_beside_a_number_may_still_come_or_go(quote: str) -> None:
+    assert quote_gate(quote, "dose", _NUMBERS) == "found"
+
+
+def test_a_slip_search_cut_short_is_search_limit_never_no_match() -> None:
+    big = Corpus({"big": " ".join([_ABSTRACTS["2608.04244v1"]] * 2000)})
+    quote = "Synthetic localized scene-text interventions are designed, to preserve"
+    m = quote_gate(quote, "big", big, budget=SearchBudget(3))
+    assert m.result is GateResult.NOT_FOUND and m.reason is NotFoundReason.SEARCH_LIMIT
+    assert m.rejection is None  # nothing claimed about a quote not shown absent

@@ -1,0 +1,224 @@
+"""How a rejected quote differs from its source: the closest passage, a score, the word diffs.
+
+A quote the gate rejects is either a **misquote** (``altered``: a passage of the documents
+matches all but a few of its words: ``increased`` where the source says ``decreased``, a
+dropped ``not``) or **invented** (nothing close in any document). Users fix the two
+differently upstream, so the gate tells them apart; the verdict stays ``not_found`` either way.
+
+Runs only for rejected quotes, after the search has shown the quote absent, so the found path
+never pays for it. The search is bounded: it votes for the place a passage would start, from
+the occurrences of the quote's longer words (each word that occurs too often is skipped: it
+tells nothing), then aligns the quote's words with the words of the best few places
+(:class:`difflib.SequenceMatcher`). All of it is charged to a budget; when the budget runs out
+the search stops with what it has, and a quote not shown close to anything is not called
+``invented`` (see :func:`closest_passage`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+
+from .normalize import NormalizedText
+from .result import ClosestPassage, RejectionKind
+from .search import SearchBudget, SearchLimitReached
+from .slips import tokens
+
+__all__ = ["ALTERED_SCORE", "CLOSEST_STEPS", "closest_passage", "nearest"]
+
+#: A passage this similar (``2 * matched words / (quote words + passage words)``) makes the
+#: rejection ``altered``: one word replaced in a ten-word quote scores 0.9, in a five-word
+#: quote 0.8; a dropped ``not`` in a ten-word quote 0.95.
+ALTERED_SCORE = 0.75
+#: Steps the closest-passage search may take from the gate's budget, at most (it never takes
+#: the last steps a shared audit budget has left for the next citations).
+CLOSEST_STEPS = 4000
+_MIN_ANCHOR = 4  # words shorter than this are too common to vote
+_MAX_ANCHORS = 12  # distinct quote words that vote
+_MAX_OCCURRENCES = 400  # a word occurring more often in one document does not vote there
+_BUCKET = 32  # characters per vote bucket
+_PLACES = 3  # best-voted places aligned per document
+_SAMPLE = 1 << 18  # characters of a document in which anchor words are counted
+_VOTERS = 4  # anchor words that vote in a document longer than the sample
+_SLACK = 48  # characters of context around a place, for words the quote added or dropped
+# In documents other than the cited one, a place is aligned only if it holds this share of
+# the anchor words' weight: an altered passage holds nearly all of them.
+_CLOSE_VOTES = 0.5
+
+
+@dataclass(frozen=True, slots=True)
+class _Quote:
+    words: tuple[str, ...]
+    anchors: tuple[tuple[str, int], ...]  # (word, offset in the needle), longest first
+
+
+def _quote(needle: str) -> _Quote:
+    found = tokens(needle)
+    words = tuple(m.group() for m in found)
+    seen: set[str] = set()
+    anchors: list[tuple[str, int]] = []
+    for m in sorted(found, key=lambda m: -len(m.group())):
+        word = m.group()
+        if len(word) >= _MIN_ANCHOR and word not in seen:
+            seen.add(word)
+            anchors.append((word, m.start()))
+    if not anchors and found:
+        anchors = [(found[0].group(), found[0].start())]
+    return _Quote(words, tuple(anchors[:_MAX_ANCHORS]))
+
+
+def _is_word_at(hay: str, pos: int, size: int) -> bool:
+    return ((pos == 0 or not hay[pos - 1].isalnum())
+            and (pos + size >= len(hay) or not hay[pos + size].isalnum()))
+
+
+def _voters(hay: str, quote: _Quote, budget: SearchBudget) -> list[tuple[str, int]]:
+    """The anchor words that vote in ``hay``: those occurring at most :data:`_MAX_OCCURRENCES`
+    times in a sample of it (the whole of a document up to :data:`_SAMPLE` characters), the
+    rarest :data:`_VOTERS` of them in a longer one, whose every scan costs milliseconds."""
+    counted = []
+    for word, offset in quote.anchors:
+        budget.scan(min(len(hay), _SAMPLE))
+        count = hay.count(word, 0, _SAMPLE)
+        if count <= _MAX_OCCURRENCES * min(1.0, _SAMPLE / max(1, len(hay))):
+            counted.append((count, word, offset))
+    if len(hay) <= _SAMPLE:
+        return [(w, o) for c, w, o in counted if c]
+    counted.sort(key=lambda cwo: (cwo[0] == 0, cwo[0]))  # rare first; unseen in the sample last
+    return [(w, o) for _, w, o in counted[:_VOTERS]]
+
+
+def _places(hay: str, quote: _Quote, budget: SearchBudget, least: float = 0.0) -> list[int]:
+    """Likely start positions of the quote in ``hay``, best voted first; only those holding
+    at least the share ``least`` of the anchor words' weight (their letters)."""
+    votes: dict[int, int] = {}
+    for word, offset in _voters(hay, quote, budget):
+        budget.scan(len(hay))
+        pos = hay.find(word)
+        seen = 0
+        while pos != -1 and seen < _MAX_OCCURRENCES:
+            seen += 1
+            if _is_word_at(hay, pos, len(word)):
+                bucket = max(0, pos - offset) // _BUCKET
+                votes[bucket] = votes.get(bucket, 0) + len(word)
+            pos = hay.find(word, pos + 1)
+        budget.spend(seen)
+    if not votes:
+        return []
+    def weight(b: int) -> int:
+        return votes[b] + votes.get(b - 1, 0) + votes.get(b + 1, 0)
+
+    floor = least * sum(len(word) for word, _ in quote.anchors)
+    scored = sorted((b for b in votes if weight(b) >= floor), key=lambda b: -weight(b))
+    return [b * _BUCKET for b in scored[:_PLACES]]
+
+
+@dataclass(frozen=True, slots=True)
+class _Aligned:
+    score: float
+    start: int  # normalized offsets
+    end: int
+    removed: tuple[str, ...]
+    added: tuple[str, ...]
+    replaced: tuple[tuple[str, str], ...]
+
+
+def _align(hay: str, start: int, quote: _Quote, needle_len: int,
+           budget: SearchBudget) -> _Aligned | None:
+    lo = max(0, start - _SLACK)
+    hi = min(len(hay), start + needle_len + 2 * _SLACK)
+    window = tokens(hay[lo:hi])
+    budget.spend(1 + (len(window) * len(quote.words)) // 64)
+    words = [m.group() for m in window]
+    matcher = SequenceMatcher(None, words, quote.words, autojunk=False)
+    blocks = [b for b in matcher.get_matching_blocks() if b.size]
+    if not blocks:
+        return None
+    # The passage: from the first word matched to the last, widened by one word at an end
+    # where the quote has words unmatched (the word they likely replace: "fell" quoted as
+    # "did not fall").
+    head, tail = blocks[0].b, len(quote.words) - blocks[-1].b - blocks[-1].size
+    first = max(0, blocks[0].a - min(head, 1))
+    last = min(len(words), blocks[-1].a + blocks[-1].size + min(tail, 1))
+    passage = words[first:last]
+    matcher = SequenceMatcher(None, passage, quote.words, autojunk=False)
+    matched = sum(b.size for b in matcher.get_matching_blocks())
+    score = 2 * matched / (len(passage) + len(quote.words))
+    removed: list[str] = []
+    added: list[str] = []
+    replaced: list[tuple[str, str]] = []
+    for op, a1, a2, b1, b2 in matcher.get_opcodes():
+        if op == "delete":
+            removed.extend(passage[a1:a2])
+        elif op == "insert":
+            added.extend(quote.words[b1:b2])
+        elif op == "replace":
+            replaced.append((" ".join(passage[a1:a2]), " ".join(quote.words[b1:b2])))
+    return _Aligned(score, lo + window[first].start(), lo + window[last - 1].end(),
+                    tuple(removed), tuple(added), tuple(replaced))
+
+
+def closest_passage(doc: NormalizedText, needle: str, budget: SearchBudget,
+                    close_only: bool = False) -> _Aligned | None:
+    """The passage of one document closest to ``needle`` (normalized offsets), or ``None``.
+
+    With ``close_only`` only places where most of the quote's longer words occur are aligned:
+    enough to find a passage that could be ``altered``, at a fraction of the cost (for the
+    documents other than the cited one, which are searched only for that).
+
+    Raises:
+        SearchLimitReached: ``budget`` ran out.
+    """
+    quote = _quote(needle)
+    if not quote.words:
+        return None
+    hay = doc.text
+    if close_only:
+        budget.scan(len(hay))
+        top = quote.anchors[:3]
+        if sum(word in hay for word, _ in top) * 2 < len(top):
+            return None  # most of its longest words are missing: nothing close here
+    best: _Aligned | None = None
+    for place in _places(hay, quote, budget, _CLOSE_VOTES if close_only else 0.0):
+        aligned = _align(doc.text, place, quote, len(needle), budget)
+        if aligned is not None and (best is None or aligned.score > best.score):
+            best = aligned
+    return best
+
+
+def nearest(needle: str, cited: tuple[str, NormalizedText] | None,
+            others: Iterable[tuple[str, NormalizedText]], budget: SearchBudget
+            ) -> tuple[RejectionKind | None, ClosestPassage | None]:
+    """The rejection kind of a quote shown absent, and the closest passage found.
+
+    The cited document is searched first; the others only if it has nothing close. ``budget``
+    is charged what is spent, at most :data:`CLOSEST_STEPS` and never past its limit (it does
+    not raise). The kind is ``altered`` when a passage scores at least :data:`ALTERED_SCORE`,
+    ``invented`` when every document was searched and none did, and ``None`` when the search
+    was cut short before either was shown.
+    """
+    local = SearchBudget(max(1, min(CLOSEST_STEPS, budget.limit - budget.used)))
+    best: tuple[str, NormalizedText, _Aligned] | None = None
+    complete = True
+    try:
+        docs = [cited] if cited is not None else []
+        for k, (doc_id, doc) in enumerate((*docs, *others)):
+            if k and best is not None and best[2].score >= ALTERED_SCORE:
+                break
+            local.spend()
+            aligned = closest_passage(doc, needle, local, close_only=k > 0 or cited is None)
+            if aligned is not None and (best is None or aligned.score > best[2].score):
+                best = (doc_id, doc, aligned)
+    except SearchLimitReached:
+        complete = False
+    budget.used += min(local.used, local.limit)
+    if best is None:
+        return (RejectionKind.INVENTED if complete else None), None
+    doc_id, doc, aligned = best
+    start, end = doc.original_span(aligned.start, aligned.end)
+    passage = ClosestPassage(doc_id, start, end, round(aligned.score, 4), aligned.removed,
+                             aligned.added, aligned.replaced)
+    if aligned.score >= ALTERED_SCORE:
+        return RejectionKind.ALTERED, passage
+    return (RejectionKind.INVENTED if complete else None), passage

@@ -1,0 +1,277 @@
+"""Transcription slips: the punctuation a model changes when it quotes, forgiven; never meaning.
+
+A model that transcribes a passage keeps the words but not always the punctuation between
+them. Measured on real prose, the exact search rejects every one of these, so they are
+forgiven here, in a second search that runs only after the exact one failed (the found path is
+not slowed):
+
+* between two words, a comma, semicolon, colon or dash (``--``, ``—``, ``–``, normalized to a
+  hyphen or a spaced hyphen) dropped, added or exchanged for another (kind ``punctuation``);
+* a hyphen joining two word parts written as a space or dropped, ``well-known`` /
+  ``well known``, ``non-fatal`` / ``nonfatal``, and the reverse (kind ``hyphen``);
+* a thousands separator dropped or added where it belongs, ``1,204`` / ``1204`` (kind
+  ``thousands_separator``); never moved: ``12,04`` is not ``1204``.
+
+Never forgiven, because they carry meaning: any letter or digit (a word added, dropped,
+replaced or moved: a dropped negating prefix, ``non-fatal`` -> ``fatal``, is a dropped word), the
+decimal point, signs (a hyphen right before a number), ``%``, ``/``, brackets, quotation marks,
+apostrophes, sentence stops; and any punctuation *glued* to a digit (``10-20``, ``10:30``,
+``COVID-19``): next to a number only a comma before a space may come or go. A quote may not
+start or end inside a hyphenated compound or a numeric range (``fatal`` of ``non-fatal``: see
+:func:`~vcg_otel.gate.search.inside_compound`).
+
+The quote becomes one regular expression over the normalized document: its words literal (a
+glued hyphen allowed between two letters), its separators replaced by the class of separators
+they may stand for. It is tried only in windows around the occurrences of one anchor word of
+the quote (the rarest of its longest words), found at C speed, so a 10 MB document costs a few
+substring scans; every window costs steps of the search budget.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
+from itertools import pairwise
+from typing import Protocol
+
+__all__ = ["MAX_SLIP_CHARS", "SlipMatch", "find_slipped", "tokens"]
+
+#: Quotes longer than this (normalized) are not searched for slips: a transcription of a
+#: whole page is not what models paraphrase the punctuation of, and the pattern stays small.
+MAX_SLIP_CHARS = 4000
+
+# A word: letters and digits, with apostrophes inside (``don't``); a number with decimal points
+# or thousands separators is one token (``1,204``, ``2.5``).
+_TOKEN = re.compile(r"\d+(?:[.,]\d+)+|[^\W_]+(?:'[^\W_]+)*")
+_SOFT = frozenset(" ,;:-")
+_THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d{4,}(?:\.\d+)?")
+# What a separator between two words may become (a space, a comma, a dash, a glued hyphen…).
+_BETWEEN_WORDS = r"[ ,;:\-]{1,4}"
+_JOINED = r"[ ,;:\-]{0,4}"  # the quote's glued hyphen: also nothing at all
+_BESIDE_NUMBER = r"(?:[,;:]{0,2} ){1,2}"  # next to a digit: a comma before a space, no more
+_SPACE_IN_HARD = r"(?:[ ,;:]|-(?!\d)){1,4}"
+# Candidate anchors: this many of the quote's longest words are counted in the document.
+_ANCHORS = 4
+_WINDOW_STEP = 2  # steps per window tried (one regex search of a few hundred characters)
+_WINDOW_CHARS = 512  # plus one step per this many characters of window
+_SAMPLE = 1 << 18  # characters of a document in which anchor words are counted
+
+
+def tokens(text: str) -> list[re.Match[str]]:
+    """The words of a normalized text (see :data:`_TOKEN`)."""
+    return list(_TOKEN.finditer(text))
+
+
+def _word_pattern(token: str, joined: bool = False) -> str:
+    """A quote word as a pattern: literal; a number may gain or lose its thousands
+    separators; with ``joined``, a glued hyphen may stand between two letters."""
+    if token[0].isdigit() and _THOUSANDS.fullmatch(token):
+        whole, dot, fraction = token.partition(".")
+        digits = whole.replace(",", "")
+        head = len(digits) % 3 or 3
+        groups = [digits[:head]] + [digits[i:i + 3] for i in range(head, len(digits), 3)]
+        return ",?".join(groups) + (re.escape(dot + fraction) if dot else "")
+    if not joined:
+        return re.escape(token)
+    out = [re.escape(token[0])]
+    for prev, ch in pairwise(token):
+        if prev.isalpha() and ch.isalpha():
+            out.append("-?")
+        out.append(re.escape(ch))
+    return "".join(out)
+
+
+def _separator_pattern(sep: str, before: str, after: str) -> str:
+    """What the quote's separator ``sep`` between characters ``before`` and ``after`` may be in
+    the document (see the module docstring)."""
+    digit = before.isdigit() or after.isdigit()
+    if _SOFT.issuperset(sep):
+        if digit:
+            if " " not in sep or "-" in sep:
+                return re.escape(sep)  # glued to a number, or a sign / range: exact
+            return _BESIDE_NUMBER
+        return _JOINED if sep == "-" else _BETWEEN_WORDS
+    # The hard characters stay, in order; each space may gain or lose the soft punctuation
+    # next to it ("(p), and" / "(p) and" / "(p) -- and"), never a sign.
+    out = []
+    for k, c in enumerate(sep):
+        if c == " ":
+            out.append(_SPACE_IN_HARD)
+        elif (c in _SOFT and (sep[k + 1:k + 2] == " " or sep[k - 1:k] == " ")
+              and not (c == "-" and k == len(sep) - 1 and after.isdigit())):  # a sign stays
+            continue
+        else:
+            out.append(re.escape(c))
+    return "".join(out)
+
+
+@dataclass(frozen=True, slots=True)
+class _Shape:
+    """A quote cut into words and separators, and the words worth anchoring on."""
+
+    words: tuple[str, ...]
+    seps: tuple[str, ...]
+    head: str  # text before the first word, after the last
+    tail: str
+    anchors: tuple[tuple[str, int], ...]  # (word, offset in the quote), longest first
+    needed: tuple[str, ...]  # words every window holding a match contains (maybe hyphenated)
+
+
+@lru_cache(maxsize=512)
+def _shape(needle: str) -> _Shape | None:
+    found = tokens(needle)
+    if not found:
+        return None
+    words = tuple(m.group() for m in found)
+    seps = tuple(needle[a.end():b.start()] for a, b in pairwise(found))
+    candidates = sorted(((m.group(), m.start()) for m in found if not m.group()[0].isdigit()),
+                        key=lambda wc: -len(wc[0]))
+    seen: set[str] = set()
+    anchors = []
+    for word, offset in candidates:
+        if word not in seen:
+            seen.add(word)
+            anchors.append((word, offset))
+    return _Shape(words, seps, needle[:found[0].start()], needle[found[-1].end():],
+                  tuple(anchors[:_ANCHORS]), tuple(w for w, _ in anchors if len(w) >= 3))
+
+
+@lru_cache(maxsize=512)
+def _regex(shape: _Shape, joined: frozenset[str]) -> re.Pattern[str]:
+    """The quote as a pattern; only the ``joined`` words (absent from the document as written,
+    present once its hyphens are dropped) may take a glued hyphen between two letters: the
+    pattern compiles ten times faster without one between every pair."""
+    parts = [re.escape(shape.head)]
+    for k, word in enumerate(shape.words):
+        if k:
+            sep = shape.seps[k - 1]
+            prev = shape.words[k - 1]
+            parts.append(f"({_separator_pattern(sep, prev[-1], word[0])})")
+        parts.append(f"({_word_pattern(word, word in joined)})")
+    parts.append(re.escape(shape.tail))
+    return re.compile("".join(parts))
+
+
+@dataclass(frozen=True, slots=True)
+class SlipMatch:
+    """Where a quote occurs once its slips are forgiven (normalized offsets), and which."""
+
+    start: int
+    end: int
+    forgiven: tuple[str, ...]
+
+
+def _forgiven(pattern: _Shape, m: re.Match[str]) -> tuple[str, ...]:
+    kinds: set[str] = set()
+    group = 1
+    for k, word in enumerate(pattern.words):
+        if k:
+            quoted, written = pattern.seps[k - 1], m.group(group)
+            group += 1
+            if quoted != written:
+                kinds.add("hyphen" if "-" in (quoted, written) else "punctuation")
+        written = m.group(group)
+        group += 1
+        if written != word:
+            kinds.add("thousands_separator" if word[0].isdigit() else "hyphen")
+    return tuple(sorted(kinds))
+
+
+class Budget(Protocol):
+    """What the search charges (:class:`~vcg_otel.gate.search.SearchBudget`)."""
+
+    def spend(self, steps: int = 1) -> None: ...
+
+    def scan(self, chars: int) -> None: ...
+
+
+def find_slipped(hay: str, needle: str, budget: Budget,
+                 edges_ok: Callable[[str, int, int, str], bool]) -> SlipMatch | None:
+    """The first place in ``hay`` where ``needle`` occurs with only forgivable slips.
+
+    Args:
+        hay: the normalized document.
+        needle: the normalized, edge-trimmed quote.
+        budget: the :class:`~vcg_otel.gate.search.SearchBudget` to charge (``scan``, ``spend``).
+        edges_ok: ``(hay, start, end, needle) -> bool``, the gate's whole-word edge rule.
+
+    Raises:
+        SearchLimitReached: the budget ran out (the caller fails closed).
+    """
+    if len(needle) > MAX_SLIP_CHARS:
+        return None
+    shape = _shape(needle)
+    if shape is None or not shape.anchors:
+        return None
+    # Two anchors: the rarer may be a word the quote joined ("finetuning" where the passage
+    # has "fine-tuning"), whose occurrences are all elsewhere.
+    for word, offset in _anchors(hay, shape.anchors, budget)[:2]:
+        found = _search(hay, needle, shape, word, offset, budget, edges_ok)
+        if found is not None:
+            return found
+    return None
+
+
+def _search(hay: str, needle: str, shape: _Shape, word: str, offset: int, budget: Budget,
+            edges_ok: Callable[[str, int, int, str], bool]) -> SlipMatch | None:
+    """Try the windows around every occurrence of the anchor ``word``."""
+    size, n = len(needle), len(hay)
+    pos = hay.find(word)
+    while pos != -1:
+        lo = max(0, pos - 2 * offset - 16)
+        hi = min(n, pos + 2 * (size - offset) + 16)
+        budget.spend(_WINDOW_STEP + (hi - lo) // _WINDOW_CHARS)
+        regex = _window_regex(shape, hay[lo:hi])
+        m = regex.search(hay, lo, hi) if regex is not None else None
+        while m is not None:
+            if edges_ok(hay, m.start(), m.end(), needle):
+                return SlipMatch(m.start(), m.end(), _forgiven(shape, m))
+            m = regex.search(hay, m.start() + 1, hi)  # type: ignore[union-attr]
+        pos = hay.find(word, pos + 1)
+    return None
+
+
+def _anchors(hay: str, anchors: tuple[tuple[str, int], ...], budget: Budget
+             ) -> list[tuple[str, int]]:
+    """The anchors that occur in ``hay``, fewest occurrences first, counted in a sample of it
+    (its first :data:`_SAMPLE` characters: the whole of most documents; a 10 MB one is not
+    scanned four times over); in a longer document, those seen only past the sample last."""
+    counted = []
+    for word, offset in anchors:
+        budget.scan(min(len(hay), _SAMPLE))
+        count = hay.count(word, 0, _SAMPLE)
+        if count:
+            counted.append((count, word, offset))
+    counted.sort(key=lambda cwo: cwo[0])
+    out = [(w, o) for _, w, o in counted]
+    if len(out) < 2 and len(hay) > _SAMPLE:
+        for word, offset in anchors:
+            if (word, offset) not in out:
+                budget.scan(len(hay))
+                if hay.find(word, _SAMPLE) != -1:
+                    out.append((word, offset))
+                    if len(out) == 2:
+                        break
+    return out
+
+
+def _window_regex(shape: _Shape, window: str) -> re.Pattern[str] | None:
+    """The pattern to try in ``window``, or ``None`` when a word of the quote is in it neither
+    as written nor with the window's hyphens dropped (then no slip can make a match)."""
+    if "-" not in window:
+        if all(w in window for w in shape.needed):
+            return _regex(shape, frozenset())
+        return None
+    # Words the window holds hyphenated (absent as written, or more often without the
+    # hyphens): the quote may have joined them.
+    dropped = window.replace("-", "")
+    joined = []
+    for w in shape.needed:
+        seen = dropped.count(w)
+        if not seen:
+            return None
+        if window.count(w) < seen:
+            joined.append(w)
+    return _regex(shape, frozenset(joined))

@@ -1,0 +1,52 @@
+"""What the gate forgave, or how a rejected quote differs from its source, as attributes.
+
+One place for the check span and the ``gen_ai.evaluation.result`` event, which carry the
+same: the slips forgiven to find a quote (``citation.gate.forgiven``), and for a quote shown
+absent its rejection kind (``altered`` / ``invented``), the closest passage's offsets and
+score, and the word diffs. The differing words are content (they quote the answer and the
+document): written only when inputs may be captured; their counts always.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..gate import GateMatch
+from . import semconv
+from .content import ContentPolicy
+
+__all__ = ["gate_detail_attributes", "rejection_label"]
+
+
+def rejection_label(gate: GateMatch | None) -> str | None:
+    """The ``citation.gate.rejection`` value of a gate result, if it has one."""
+    if gate is None or gate.rejection is None:
+        return None
+    return gate.rejection.value
+
+
+def gate_detail_attributes(gate: GateMatch, policy: ContentPolicy) -> dict[str, Any]:
+    """Forgiven slips, rejection kind, closest passage and diffs of one gate result."""
+    attrs: dict[str, Any] = {}
+    if gate.forgiven:
+        attrs[semconv.GATE_FORGIVEN] = list(gate.forgiven)
+    if gate.rejection is not None:
+        attrs[semconv.GATE_REJECTION] = gate.rejection.value
+    closest = gate.closest
+    if closest is None:
+        return attrs
+    attrs[semconv.GATE_CLOSEST_DOCUMENT_ID] = closest.document_id
+    attrs[semconv.GATE_CLOSEST_START] = closest.start
+    attrs[semconv.GATE_CLOSEST_END] = closest.end
+    attrs[semconv.GATE_CLOSEST_SCORE] = closest.score
+    attrs[semconv.GATE_DIFF_REMOVED_COUNT] = len(closest.removed)
+    attrs[semconv.GATE_DIFF_ADDED_COUNT] = len(closest.added)
+    attrs[semconv.GATE_DIFF_REPLACED_COUNT] = len(closest.replaced)
+    if policy.inputs:
+        if closest.removed:
+            attrs[semconv.GATE_DIFF_REMOVED] = list(closest.removed)
+        if closest.added:
+            attrs[semconv.GATE_DIFF_ADDED] = list(closest.added)
+        if closest.replaced:
+            attrs[semconv.GATE_DIFF_REPLACED] = [f"{old} -> {new}" for old, new in closest.replaced]
+    return attrs
