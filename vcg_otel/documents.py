@@ -406,8 +406,9 @@ def _joined(result: GateResult, cited: str | None, run: Run, span: Span, how: Re
     return ResolvedMatch(
         result, cited, run.key, start, end, run.text[start:end], span.elided,
         tuple(normalized.original_span(s, e) for s, e in span.pieces), where.chunks,
-        None, how, group, where.chunks, where.chunk_start, where.chunk_end, where.file_start,
-        where.file_end)
+        forgiven=span.forgiven, resolution=how, group=group, chunks=where.chunks,
+        chunk_start=where.chunk_start, chunk_end=where.chunk_end,
+        file_start=where.file_start, file_end=where.file_end)
 
 
 def _cacheable(entries: list[_Entry], position_base: int | None) -> bool:
