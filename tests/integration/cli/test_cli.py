@@ -346,7 +346,7 @@ def test_an_audit_of_nothing_does_not_pass_fail_on(files: dict[str, Path], empty
     # decorator (one reading path, one document model), never a fabrication.
     assert allowed.returncode == 0, allowed.stderr
     if empty == "docs":
-        assert "unverifiable" in allowed.stdout and "not_found" not in allowed.stdout
+        assert "unverifiable" in allowed.stderr and "not_found" not in allowed.stderr
 
 
 def test_answers_that_yield_no_citation_at_all_are_refused(files: dict[str, Path]) -> None:

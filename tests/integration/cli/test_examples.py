@@ -31,7 +31,8 @@ def test_traced_example_prints_the_span_tree_and_metrics() -> None:
     out = run("traced_rag_app.py")
     assert "citation_audit [GUARDRAIL] found=2 not_found=1 misattributed=1 total=4" in out
     assert out.count("citation.check [EVALUATOR]") == 4
-    assert "'citation.stage': 'final', 'citation.verdict': 'not_found'} = 1" in out
+    assert ("'citation.stage': 'final', 'citation.verdict': 'not_found', "
+            "'citation.gate.rejection': 'invented'} = 1") in out
 
 
 # --- the framework examples of docs/guides/frameworks.md, run against support/fake_openai.py ----

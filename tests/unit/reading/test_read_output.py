@@ -67,9 +67,9 @@ def test_the_cli_reports_an_incomplete_audit_and_fails_the_gate(
                  "--fail-on", "fabricated>0.5"])
     out, err = capsys.readouterr()
     assert code == 1, (out, err)
-    assert "FAIL incomplete audit" in out
-    assert "incomplete audit: 1 answer read only in part" in out
-    assert re.search(r"^found\s+1\s", out, re.M)  # the quote before the cut was audited
+    assert "FAIL incomplete audit" in err  # the summary and the gates' lines are on stderr
+    assert "incomplete audit: 1 answer read only in part" in err
+    assert re.search(r"^found\s+1\s", err, re.M)  # the quote before the cut was audited
     assert "no citations found" not in err
     assert "read only in part (text_chars)" in err
 
