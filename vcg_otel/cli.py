@@ -468,7 +468,7 @@ def run_audit(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         from .traces.command import run_traces
 
         return run_traces(args, out, err, input_error=InputError, results_factory=Results,
-                          summary=_summary, tally_factory=Tally,
+                          summary=_summary, tally_factory=Tally, finish=finish,
                           logger_provider=_logger_provider)
     if not args.answers or not args.docs:
         raise InputError("ANSWERS and --docs are required (or --from-phoenix URL / "
@@ -568,6 +568,13 @@ def _audit(args: argparse.Namespace, out: TextIO, err: TextIO, results: Results 
     if tally.citations == 0 and not no_answers:
         _refuse_if_empty([f"{answers_path}: " + (
             "no citation was audited" if tally.answers else "no answers")], args, err)
+    return finish(args, tally, results, err)
+
+
+def finish(args: argparse.Namespace, tally: Tally, results: Results | None,
+           err: TextIO) -> int:
+    """The end of every audit (answer files and traces alike): the results file committed,
+    then announced, and the ``--fail-on`` gates; returns the exit code (1: a gate failed)."""
     if results is not None:
         results.commit()  # only once it is written (a full disk fails here) is it announced
         err.write(f"per-citation results: {results.destination}\n")

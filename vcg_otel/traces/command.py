@@ -38,11 +38,12 @@ def _tracer_provider(args: argparse.Namespace) -> Any:
 def run_traces(args: argparse.Namespace, out: TextIO, err: TextIO, *,
                input_error: type[Exception], results_factory: Callable[[Path], Any],
                summary: Callable[..., None], tally_factory: Callable[..., Any],
+               finish: Callable[..., int],
                logger_provider: Callable[[argparse.Namespace], Any]) -> int:
     """Run ``vcg-otel audit --from-phoenix/--from-otlp``; returns the exit code.
 
-    The CLI's own pieces (its ``InputError``, ``--out`` writer, summary and tally) are passed
-    in, so both sources report exactly as answer files do.
+    The CLI's own pieces (its ``InputError``, ``--out`` writer, summary, tally and ``finish``:
+    results and gates) are passed in, so both sources report exactly as answer files do.
     """
     try:
         shard = parse_shard(args.shard) if args.shard else ALL
@@ -52,7 +53,7 @@ def run_traces(args: argparse.Namespace, out: TextIO, err: TextIO, *,
     results = results_factory(Path(args.out)) if args.out else None
     try:
         return _run(args, out, err, shard, since, results, input_error, summary,
-                    tally_factory, logger_provider)
+                    tally_factory, finish, logger_provider)
     except BaseException:
         if results is not None:
             results.discard()
@@ -61,7 +62,7 @@ def run_traces(args: argparse.Namespace, out: TextIO, err: TextIO, *,
 
 def _run(args: argparse.Namespace, out: TextIO, err: TextIO, shard: Any, since: int | None,
          results: Any, input_error: type[Exception], summary: Callable[..., None],
-         tally_factory: Callable[..., Any],
+         tally_factory: Callable[..., Any], finish: Callable[..., int],
          logger_provider: Callable[[argparse.Namespace], Any]) -> int:
     from ..audit import Auditor
     from ..llm import judge_from_env
@@ -96,7 +97,7 @@ def _run(args: argparse.Namespace, out: TextIO, err: TextIO, shard: Any, since: 
         if logs is not None:
             logs.shutdown()
     progress(audit.tally, final=True)
-    return _report(args, err, audit.tally, label, results, summary, tally_factory)
+    return _report(args, err, audit.tally, label, results, summary, tally_factory, finish)
 
 
 def _otlp(args: argparse.Namespace, audit: TraceAudit, input_error: type[Exception]) -> None:
@@ -137,8 +138,8 @@ def _phoenix_passes(args: argparse.Namespace, audit: TraceAudit, since: int | No
 
 
 def _report(args: argparse.Namespace, err: TextIO, tally: TraceTally, label: str,
-            results: Any, summary: Callable[..., None], tally_factory: Callable[..., Any]
-            ) -> int:
+            results: Any, summary: Callable[..., None], tally_factory: Callable[..., Any],
+            finish: Callable[..., int]) -> int:
     """The summary and any ``FAIL`` lines on stderr (stdout is left to ``--out /dev/stdout``)."""
     for line in summary_lines(tally, label):
         err.write(line + "\n")
@@ -147,14 +148,4 @@ def _report(args: argparse.Namespace, err: TextIO, tally: TraceTally, label: str
                               without_citations=tally.without_citations,
                               over_limit=tally.over_limit)
     summary(err, cli_tally)
-    if results is not None:
-        results.commit()
-        err.write(f"per-citation results: {results.destination}\n")
-    failed = False
-    for threshold in args.fail_on or ():
-        crossed, rate = threshold.crossed(tally.counts, tally.citations)
-        if crossed:
-            failed = True
-            err.write(f"FAIL {threshold.name} rate {rate:.4f} {threshold.op} "
-                      f"{threshold.limit:g}\n")
-    return 1 if failed else 0
+    return finish(args, cli_tally, results, err)
