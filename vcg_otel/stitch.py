@@ -16,7 +16,7 @@ continue chunk ``a`` (same file) only when that is proven:
   its end, and the two texts agree character for character where they overlap. A chunk
   starting at most :data:`MAX_BRIDGED_GAP` characters after ``a``'s end is adjacent too:
   splitters strip the whitespace at chunk edges (LlamaIndex's ``SentenceSplitter`` the space
-  where it starts a chunk without overlap, LangChain's the ``"\n\n"`` where it cuts at a
+  where it starts a chunk without overlap, LangChain's the blank line where it cuts at a
   paragraph), so the offsets leave a gap that held whitespace; it is rebuilt as spaces (a
   quote crossing it must have whitespace there too). A wider gap is never bridged: what it
   held is not known;
@@ -45,7 +45,7 @@ __all__ = ["MAX_BRIDGED_GAP", "MIN_OVERLAP", "Locus", "runs"]
 MIN_OVERLAP = 40
 
 #: The widest gap between two chunks' offsets taken for the whitespace a splitter stripped at
-#: the boundary (a space, or a paragraph's ``"\n\n"``), and rebuilt as spaces.
+#: the boundary (a space, or a paragraph's blank line), and rebuilt as spaces.
 MAX_BRIDGED_GAP = 2
 
 
