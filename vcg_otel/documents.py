@@ -66,7 +66,7 @@ from operator import attrgetter
 from typing import Any
 
 from ._lru import BoundedLRU
-from .audit.models import Citation
+from .citation import Citation
 from .extract import Budget, _get, charging, document_id
 from .extract import _doc_text as _text
 from .gate import Corpus, GateMatch, GateResult, NotFoundReason, parse_quote, quote_gate, span_gate

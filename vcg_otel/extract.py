@@ -53,7 +53,7 @@ from contextvars import ContextVar
 from typing import Any
 
 from ._deadline import Deadline
-from .audit.models import Citation
+from .citation import Citation
 from .otel import semconv
 
 __all__ = ["DOCUMENT_ARGUMENTS", "MAX_DEPTH", "MAX_ID_CHARS", "Budget", "call_arguments",

@@ -45,7 +45,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from .audit.models import Citation
+from .citation import Citation
 from .documents import DocumentSet
 from .evidence import MAX_SENTENCE_CHARS, check_source, sentence_spans
 from .extract import _get, document_id, within_budget

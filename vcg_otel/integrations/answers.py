@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from ..audit import Citation
+from ..citation import Citation
 from ..extract import Budget, extract_citations
 
 __all__ = ["ANSWER_KEYS", "answer_citations", "citations_in_text"]

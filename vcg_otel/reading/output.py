@@ -30,7 +30,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
-from ..audit.models import Citation
+from ..citation import Citation
 from ..documents import DocumentSet
 from ..extract import DOCUMENT_ARGUMENTS, Budget, call_arguments, extract_citations
 from ..otel import semconv

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from ..audit.models import Citation
+from ..citation import Citation
 from ..extract import Budget, extract_citations
 from .walk import current
 
