@@ -46,35 +46,38 @@ from __future__ import annotations
 
 import inspect
 import re
-import time
-from collections.abc import Iterable, Iterator, Mapping
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ._deadline import Deadline
+from . import markers
 from .citation import Citation
-from .otel import semconv
+from .reading.walk import (
+    MAX_ID_CHARS,
+    MAX_NODES,
+    MAX_SECONDS,
+    MAX_TEXT_CHARS,
+    SLOW_READ_SECONDS,
+    Budget,
+    charge,
+    charging,
+    doc_text,
+    document_id,
+    get,
+    integer,
+    is_list,
+    text_of,
+    within_budget,
+)
 
-__all__ = ["DOCUMENT_ARGUMENTS", "MAX_DEPTH", "MAX_ID_CHARS", "Budget", "call_arguments",
-           "call_sources", "citation_from_item", "citations_from_item", "document_id",
-           "extract_citations", "extract_documents"]
+# The bounded reading primitives live in :mod:`vcg_otel.reading.walk`; their names stay
+# importable from here (``vcg_otel.extract.Budget``, ``MAX_NODES``, ...), as they always were.
+__all__ = ["DOCUMENT_ARGUMENTS", "MAX_DEPTH", "MAX_ID_CHARS", "MAX_NODES", "MAX_SECONDS",
+           "MAX_TEXT_CHARS", "SLOW_READ_SECONDS", "Budget", "call_arguments", "call_sources",
+           "charging", "citation_from_item", "citations_from_item", "document_id",
+           "extract_citations", "extract_documents", "within_budget"]
 
 #: Nested containers deeper than this are not searched (hostile or cyclic results).
 MAX_DEPTH = 6
-#: The longest string accepted as a document id (a long URL fits; a document body does not).
-MAX_ID_CHARS = 512
-#: Default budget of one extraction: containers, items and attribute reads ...
-MAX_NODES = 100_000
-#: ... characters of answer text searched for inline quotes ...
-MAX_TEXT_CHARS = 2_000_000
-#: ... and wall-clock seconds (a result whose attributes are slow to read).
-MAX_SECONDS = 1.0
-#: One attribute read slower than this uses up the time budget at once: a result whose every
-#: attribute takes 150 ms is read once, not seven times. High enough that a garbage-collection
-#: pause or a descheduled thread during an ordinary read does not cut the documents short
-#: (which fails the audit closed: measured pauses on a loaded 2-core machine reach tens of ms).
-SLOW_READ_SECONDS = 0.1
 #: An inline quote's claim is its sentence, cut to this many characters either side.
 MAX_CLAIM_CONTEXT = 1_000
 
@@ -86,81 +89,8 @@ _INLINE = re.compile(
     r"\[(?P<doc>[^\[\]\s\x00-\x1f\x7f-\x9f]{1,200})\]"
 )
 _SENTENCE_END = re.compile(r"[.!?](?=\s)|\n")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 # Leaves that hold neither citations nor documents: skipped without reading an attribute.
 _SCALARS = (int, float, complex, bytes, bytearray, bool, type(None))
-_NO_ATTRIBUTES = (str, bytes, int, float, bool)
-
-
-class Budget:
-    """How much work one extraction may do; shared by a call's citations and documents.
-
-    Every container, list item and object visited costs a node; inline-quote search costs the
-    characters it scans; a clock bounds results whose attribute reads are slow. When any runs
-    out, :attr:`exhausted` names it (``"nodes"``, ``"text_chars"``, ``"seconds"``, or
-    ``"deadline"``: the call's :class:`~vcg_otel._deadline.Deadline` passed) and the walk
-    stops, keeping what it found.
-
-    ``deadline``: the foreground call's deadline, shared by every walk of the call (and its
-    gate and evidence work); checked by :meth:`take` and before every attribute read, on the
-    deadline's clock.
-    """
-
-    def __init__(self, nodes: int = MAX_NODES, text_chars: int = MAX_TEXT_CHARS,
-                 seconds: float = MAX_SECONDS, deadline: Deadline | None = None) -> None:
-        self.nodes = nodes
-        self.text_chars = text_chars
-        self.call_deadline = deadline
-        self._clock = time.monotonic if deadline is None else deadline.clock
-        self.deadline = self._clock() + seconds
-        self.exhausted: str | None = None
-        self.unreadable: dict[int, Any] = {}  # objects one of whose reads was slow
-        self.refused = 0  # attribute reads not made (budget gone, or an unreadable object)
-
-    def after(self) -> Budget:
-        """A fresh budget for the next walk of the same call (documents after citations) that
-        still never reads an object this one found unreadable, within the same call
-        deadline."""
-        fresh = Budget(deadline=self.call_deadline)
-        fresh.unreadable = self.unreadable
-        return fresh
-
-    @property
-    def complete(self) -> bool:
-        """Whether the walk saw everything it looked for (no limit hit, no read refused)."""
-        return self.exhausted is None and self.refused == 0
-
-    def expired(self) -> bool:
-        """Whether the time is up (this walk's seconds, or the call's deadline); sets
-        :attr:`exhausted` when it is."""
-        if self.exhausted is not None:
-            return True
-        now = self._clock()  # one look serves both (the call's deadline is on this clock)
-        if self.call_deadline is not None and now >= self.call_deadline.at:
-            self.exhausted = semconv.REASON_DEADLINE
-        elif now > self.deadline:
-            self.exhausted = "seconds"
-        return self.exhausted is not None
-
-    def take(self, nodes: int = 1) -> bool:
-        """Spend ``nodes``; ``False`` (and :attr:`exhausted` set) when the budget is gone."""
-        if self.exhausted is not None:
-            return False
-        self.nodes -= nodes
-        if self.nodes < 0:
-            self.exhausted = "nodes"
-            return False
-        return not self.expired()
-
-    def text(self, length: int) -> int:
-        """How many of ``length`` characters may be scanned (all of them are charged)."""
-        if self.exhausted is not None:
-            return 0
-        allowed = min(length, max(self.text_chars, 0))
-        self.text_chars -= length
-        if allowed < length:
-            self.exhausted = "text_chars"
-        return allowed
 
 
 class _Walk:
@@ -181,155 +111,68 @@ class _Walk:
         return True
 
 
-#: The budget of the extraction running in this context: attribute reads of app objects are
-#: charged to it without passing it through every reader.
-_BUDGET: ContextVar[Budget | None] = ContextVar("vcg_otel_extract_budget", default=None)
-
-
-@contextmanager
-def charging(budget: Budget) -> Iterator[None]:
-    """Inside the block, attribute reads of app objects (:func:`_get`) are charged to
-    ``budget``: every walk over a call's results and arguments runs in one."""
-    token = _BUDGET.set(budget)
-    try:
-        yield
-    finally:
-        _BUDGET.reset(token)
-
-
-def _get(obj: Any, key: str, default: Any = None) -> Any:
-    if type(obj) is dict:
-        return obj.get(key, default)
-    if isinstance(obj, Mapping):
-        return obj.get(key, default)
-    if isinstance(obj, _NO_ATTRIBUTES) or obj is None:
-        return default
-    budget = _BUDGET.get()
-    if budget is None:
-        try:
-            return getattr(obj, key, default)
-        except Exception:  # a property that raises is simply not there
-            return default
-    if budget.expired() or id(obj) in budget.unreadable:
-        budget.refused += 1  # touch a hostile or slow result as little as possible
-        return default
-    started = time.perf_counter()
-    try:
-        return getattr(obj, key, default)
-    except Exception:  # as above; a BaseException is the extraction's failure (the caller's
-        return default  # decorator records it)
-    finally:
-        if time.perf_counter() - started > SLOW_READ_SECONDS:
-            budget.unreadable[id(obj)] = obj
-            budget.exhausted = "seconds"
-
-
-def _is_list(value: Any) -> bool:
-    return isinstance(value, (list, tuple))
-
-
-def _str_or_none(value: Any) -> str | None:
-    return value if isinstance(value, str) else None
-
-
-def _int_or_none(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def document_id(value: Any) -> str | None:
-    """``value`` as a document id (see the module docstring), or ``None`` if it is not one."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return str(int(value)) if value.bit_length() <= 64 else None
-    if isinstance(value, str):
-        text = str.__str__(value)  # a str subclass cannot lie about its length or contents
-        if 0 < len(text) <= MAX_ID_CHARS and _CONTROL.search(text) is None:
-            return text
-    return None
-
-
 # --- citations -------------------------------------------------------------------------------
 
 
 def _generic(item: Any) -> Citation | None:
     if isinstance(item, Citation):
         return item
-    quote = _str_or_none(_get(item, "quote"))
-    raw = next((d for d in (_get(item, k) for k in _DOC_KEYS) if d is not None), None)
+    quote = text_of(get(item, "quote"))
+    raw = next((d for d in (get(item, k) for k in _DOC_KEYS) if d is not None), None)
     if quote is None and raw is None:
         return None
-    start, end = _int_or_none(_get(item, "start")), _int_or_none(_get(item, "end"))
-    chunk = _get(item, "chunk")
+    start, end = integer(get(item, "start")), integer(get(item, "end"))
+    chunk = get(item, "chunk")
     chunk_pair = None
-    if _is_list(chunk) and len(chunk) == 2 and all(_int_or_none(x) is not None for x in chunk):
+    if is_list(chunk) and len(chunk) == 2 and all(integer(x) is not None for x in chunk):
         chunk_pair = (chunk[0], chunk[1])
-    claim = _str_or_none(_get(item, "claim")) or ""
+    claim = text_of(get(item, "claim")) or ""
     return Citation(claim, document_id(raw), quote, start, end, chunk_pair)
 
 
 def _anthropic(block_text: str, item: Any) -> Citation | None:
-    kind = _get(item, "type")
+    kind = get(item, "type")
     if not isinstance(kind, str) or kind not in _ANTHROPIC_TYPES:  # a dict type is unhashable
         return None
-    index = _get(item, "document_index", _get(item, "search_result_index"))
-    doc = document_id(index) if index is not None else document_id(_get(item, "source"))
-    doc = doc or document_id(_get(item, "url"))
-    quote = _str_or_none(_get(item, "cited_text"))
+    index = get(item, "document_index", get(item, "search_result_index"))
+    doc = document_id(index) if index is not None else document_id(get(item, "source"))
+    doc = doc or document_id(get(item, "url"))
+    quote = text_of(get(item, "cited_text"))
     start = end = None
     if kind == "char_location":
-        start = _int_or_none(_get(item, "start_char_index"))
-        end = _int_or_none(_get(item, "end_char_index"))
+        start = integer(get(item, "start_char_index"))
+        end = integer(get(item, "end_char_index"))
     return Citation(block_text, doc, quote, start, end)
-
-
-def within_budget() -> bool:
-    """Whether the running extraction (if any) may go on: for long loops over one text
-    (:mod:`vcg_otel.markers`) that charge no nodes, so that its time and the call's deadline
-    are checked inside them too."""
-    budget = _BUDGET.get()
-    return budget is None or not budget.expired()
-
-
-def _charge(nodes: int) -> bool:
-    """Charge ``nodes`` to the running extraction's budget (``True``: there is none)."""
-    budget = _BUDGET.get()
-    return budget is None or budget.take(nodes)
 
 
 def _cohere(item: Any) -> list[Citation] | None:
     """One citation per source of a Cohere span (``None``: not a Cohere citation)."""
-    sources = _get(item, "sources")
-    ids = _get(item, "document_ids")
+    sources = get(item, "sources")
+    ids = get(item, "document_ids")
     if sources is None and ids is None:
         return None
-    from . import markers  # markers reads items with this module's _get (imported here:
-    # it imports this module; and only here: every citation item passes the test above)
-
-    listed = sources if _is_list(sources) else ids if _is_list(ids) else ()
-    if not _charge(len(listed)):  # each source is read: the walk pays for it
+    listed = sources if is_list(sources) else ids if is_list(ids) else ()
+    if not charge(len(listed)):  # each source is read: the walk pays for it
         return []
     found = [m.citation for m in markers.cohere_claims(item)]
-    return found or [Citation(_str_or_none(_get(item, "text")) or "", None, None)]
+    return found or [Citation(text_of(get(item, "text")) or "", None, None)]
 
 
 def _openai_annotations(text: str, items: list[Any] | tuple[Any, ...]) -> list[Citation]:
     """Citations of ``file_citation`` annotations on ``text``: a quote-less one claims the
     sentence or clause carrying it; one with a quote (Assistants v1) or without usable
     offsets claims the whole text, as before offsets were read."""
-    from . import markers
-
-    if not _charge(len(items)):
+    if not charge(len(items)):
         return []
     cited: list[tuple[Any, str | None]] = []  # quote-less: (annotation, document id)
     out: list[Citation] = []
     for item in items:
-        kind = _get(item, "type")
+        kind = get(item, "type")
         if not isinstance(kind, str) or kind != "file_citation":
             continue
-        inner = _get(item, "file_citation", item)
-        doc = document_id(_get(inner, "file_id") or _get(item, "file_id"))
-        quote = _str_or_none(_get(inner, "quote"))
+        inner = get(item, "file_citation", item)
+        doc = document_id(get(inner, "file_id") or get(item, "file_id"))
+        quote = text_of(get(inner, "quote"))
         if quote is not None:
             out.append(Citation(text, doc, quote))
         else:
@@ -393,8 +236,6 @@ def _marked(text: str, walk: _Walk, endpos: int,
     bracket, paid before the work: the markers' cost is linear in them)."""
     if not walk.budget.take(text.count("[", 0, endpos)):
         return []
-    from . import markers
-
     head = text[:endpos]
     if brackets:  # an inline quote's [doc-id] is its citation, not a second one
         pieces, pos = [], 0
@@ -414,20 +255,20 @@ def _content_blocks(blocks: Iterable[Any], walk: _Walk, depth: int) -> list[Cita
     for block in blocks:
         if not walk.budget.take():
             break
-        text = _get(block, "text")
+        text = get(block, "text")
         if not isinstance(text, str):  # OpenAI assistants: {"text": {"value", "annotations"}}
             inner = text
-            text = _str_or_none(_get(inner, "value")) or ""
-            annotations = _get(inner, "annotations")
+            text = text_of(get(inner, "value")) or ""
+            annotations = get(inner, "annotations")
         else:
-            annotations = _get(block, "annotations")
-        cited = _get(block, "citations")
-        for item in cited if _is_list(cited) else ():  # anything else is not a citation list
+            annotations = get(block, "annotations")
+        cited = get(block, "citations")
+        for item in cited if is_list(cited) else ():  # anything else is not a citation list
             if not walk.budget.take():
                 break
             c = _anthropic(text, item)
             out.extend([c] if c is not None else citations_from_item(item, depth + 1))
-        if _is_list(annotations):
+        if is_list(annotations):
             out.extend(_openai_annotations(text, annotations))
     return out
 
@@ -470,35 +311,35 @@ def _citations(result: Any, walk: _Walk, depth: int) -> list[Citation]:
         return [result]
     if not walk.enter(result):  # seen before (shared or cyclic), or out of budget
         return []
-    if _is_list(result):
+    if is_list(result):
         out: list[Citation] = []
         for item in result:
             if isinstance(item, _SCALARS):
                 if not walk.budget.take():
                     break
                 continue
-            items = citations_from_item(item, depth) if not _is_list(item) else []
+            items = citations_from_item(item, depth) if not is_list(item) else []
             out.extend(items if items else _citations(item, walk, depth + 1))
             if walk.budget.exhausted is not None:
                 break
         return out
-    listed = _get(result, "citations")
-    if _is_list(listed):
+    listed = get(result, "citations")
+    if is_list(listed):
         return _listed(listed, walk, depth)
-    content = _get(result, "content")
-    if _is_list(content):
+    content = get(result, "content")
+    if is_list(content):
         found = _content_blocks(content, walk, depth)
         if found:
             return found
     for key in ("message", "output", "choices"):
-        inner = _get(result, key)
+        inner = get(result, key)
         if inner is not None and inner is not result:
             found = _citations(inner, walk, depth + 1)
             if found:
                 return found
-    annotations = _get(result, "annotations")
-    if _is_list(annotations):
-        text = _str_or_none(content) or ""
+    annotations = get(result, "annotations")
+    if is_list(annotations):
+        text = text_of(content) or ""
         return _openai_annotations(text, annotations)
     if isinstance(content, str):
         return _inline(content, walk)
@@ -520,27 +361,12 @@ def extract_citations(result: Any, budget: Budget | None = None) -> list[Citatio
 # --- documents -------------------------------------------------------------------------------
 
 
-def _doc_text(item: Any) -> str | None:
-    for key in ("text", "content", "page_content"):
-        value = _get(item, key)
-        if isinstance(value, str):
-            return value
-    getter = _get(item, "get_content")
-    if callable(getter):
-        try:
-            value = getter()
-        except Exception:
-            return None
-        return value if isinstance(value, str) else None
-    return None
-
-
 def _doc_id(item: Any, position: int) -> str:
     for key in ("id", "doc_id", "document_id", "source_id", "node_id", "id_"):
-        value = document_id(_get(item, key))
+        value = document_id(get(item, key))
         if value is not None:
             return value
-    metadata = _get(item, "metadata")
+    metadata = get(item, "metadata")
     if isinstance(metadata, Mapping):
         for key in ("id", "doc_id", "document_id", "source"):
             value = document_id(metadata.get(key))
@@ -560,7 +386,7 @@ def _documents(obj: Any, walk: _Walk, depth: int) -> dict[str, str]:
                     for position, (k, v) in enumerate(obj.items())}
         inner = obj.get("documents")
         return _documents(inner, walk, depth + 1) if inner is not None else {}
-    if _is_list(obj):
+    if is_list(obj):
         docs: dict[str, str] = {}
         for position, item in enumerate(obj):
             if not walk.budget.take():
@@ -570,14 +396,14 @@ def _documents(obj: Any, walk: _Walk, depth: int) -> dict[str, str]:
                 continue
             if isinstance(item, _SCALARS):
                 continue
-            node = _get(item, "node")  # LlamaIndex NodeWithScore
-            target = node if node is not None and _doc_text(item) is None else item
-            text = _doc_text(target)
+            node = get(item, "node")  # LlamaIndex NodeWithScore
+            target = node if node is not None and doc_text(item) is None else item
+            text = doc_text(target)
             if text is not None:
                 key = _doc_id(target, position)
                 docs[key if key not in docs else f"{key}#{position}"] = text
         return docs
-    inner = _get(obj, "documents")
+    inner = get(obj, "documents")
     return _documents(inner, walk, depth + 1) if inner is not None else {}
 
 

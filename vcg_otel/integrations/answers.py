@@ -27,7 +27,8 @@ from dataclasses import replace
 from typing import Any
 
 from ..citation import Citation
-from ..extract import Budget, extract_citations
+from ..extract import extract_citations
+from ..reading.walk import Budget, get
 
 __all__ = ["ANSWER_KEYS", "answer_citations", "citations_in_text"]
 
@@ -58,22 +59,11 @@ def citations_in_text(text: str, budget: Budget | None = None) -> list[Citation]
 def _text_of(value: Any) -> str | None:
     if isinstance(value, str):
         return value
-    text = _get(value, "text")  # Haystack ChatMessage.text, LangChain AIMessage.text
+    text = get(value, "text")  # Haystack ChatMessage.text, LangChain AIMessage.text
     if isinstance(text, str):
         return text
-    content = _get(value, "content")
+    content = get(value, "content")
     return content if isinstance(content, str) else None
-
-
-def _get(obj: Any, key: str) -> Any:
-    if isinstance(obj, Mapping):
-        return obj.get(key)
-    if obj is None or isinstance(obj, (str, bytes, int, float, bool, list, tuple)):
-        return None
-    try:
-        return getattr(obj, key, None)
-    except Exception:  # a property that raises is simply not there
-        return None
 
 
 def _with_claims(found: list[Citation], claim: str | None) -> list[Citation]:
@@ -95,9 +85,9 @@ def _answer(result: Any, budget: Budget, depth: int) -> list[Citation]:
         return citations_in_text(result, budget)
     if isinstance(result, (list, tuple)):
         return [c for item in result for c in _answer(item, budget, depth + 1)]
-    listed = _get(result, "citations")
+    listed = get(result, "citations")
     if isinstance(listed, (list, tuple)):
-        own = _get(result, "answer")
+        own = get(result, "answer")
         return _with_claims(extract_citations(result, budget),
                             own if isinstance(own, str) else None)
     text = _text_of(result)
@@ -109,7 +99,7 @@ def _answer(result: Any, budget: Budget, depth: int) -> list[Citation]:
     if found:
         return found
     for key in ANSWER_KEYS:
-        inner = _get(result, key)
+        inner = get(result, key)
         if inner is not None and inner is not result:
             found = _answer(inner, budget, depth + 1)
             if found:
