@@ -245,7 +245,7 @@ def find_chunks(obj: Any, id_keys: Sequence[str] = (),
     the keys and attributes in :data:`DOCUMENT_KEYS` (plus ``answers``/``answer`` and
     Haystack's ``{component: {socket: value}}`` pipeline outputs). Nothing framework-specific
     is imported: everything is duck-typed. The work is bounded by ``budget`` (extraction's
-    :class:`~vcg_otel.extract.Budget`: a node per container and item; each container is
+    :class:`~vcg_otel.reading.walk.Budget`: a node per container and item; each container is
     visited once); when it runs out the walk stops and keeps what it found.
     """
     for text, position, names, _ in _located_chunks(obj, id_keys, budget):

@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 from ..citation import Citation
-from ..extract import Budget, extract_citations
-from .walk import current
+from ..extract import extract_citations
+from .walk import Budget, current
 
 __all__ = ["text_citations"]
 
