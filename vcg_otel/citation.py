@@ -1,6 +1,6 @@
 """A citation of an answer: the ground floor of the input side.
 
-Every reader (:mod:`vcg_otel.reading`, :mod:`vcg_otel.extract`, :mod:`vcg_otel.markers`), the
+Every reader (:mod:`vcg_otel.reading`, :mod:`vcg_otel.markers`), the
 document model and the audit take or make :class:`Citation`, so it imports nothing of
 vcg_otel: any module may use it without being drawn into a circle. ``vcg_otel.audit.Citation``
 and ``vcg_otel.audit.models.Citation`` are the same class, handed on.

@@ -127,7 +127,7 @@ def load_documents(path: Path) -> Any:
     ``{id, text}`` records (their ``metadata`` too), or a JSON object of id to text (or a list
     of records). Returned as read: :func:`shared_documents` gives them every name the
     document model knows (``metadata.source``, basename, stem...), as the decorator does."""
-    from .extract import extract_documents
+    from .reading.generic import extract_documents
 
     if path.is_dir():
         docs: dict[str, str] = {}

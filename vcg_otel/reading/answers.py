@@ -1,8 +1,8 @@
 """Citations in the answers frameworks return, by duck typing (no framework imported).
 
-:func:`vcg_otel.extract.extract_citations` reads citation lists, provider citation blocks and
-inline quotes. Framework results wrap the answer one level deeper, under a key or attribute
-of their own; this module unwraps them:
+:func:`vcg_otel.reading.generic.extract_citations` reads citation lists, provider citation
+blocks and inline quotes. Framework results wrap the answer one level deeper, under a key or
+attribute of their own; this module unwraps them:
 
 * LangChain ``create_retrieval_chain`` (``{"input", "context", "answer"}``), ``RetrievalQA``
   (``{"query", "result", "source_documents"}``), the structured-output citation how-to
@@ -27,8 +27,8 @@ from dataclasses import replace
 from typing import Any
 
 from ..citation import Citation
-from ..extract import extract_citations
 from ..reading.walk import Budget, get
+from .generic import extract_citations
 
 __all__ = ["ANSWER_KEYS", "answer_citations", "citations_in_text"]
 

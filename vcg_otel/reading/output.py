@@ -6,7 +6,7 @@ The path, top to bottom:
 
 1. **citations**: a ``citations=`` extractor's value (read generically), else the first format
    reader that recognises the result (:mod:`vcg_otel.reading.registry`), else the generic
-   reader (:func:`vcg_otel.extract.extract_citations`: citation lists, provider blocks it
+   reader (:func:`vcg_otel.reading.generic.extract_citations`: citation lists, provider blocks it
    knows, inline quotes and markers), else the framework-answer reader
    (:func:`vcg_otel.reading.answers.answer_citations`: answers wrapped one level down,
    JSON answer text);
@@ -32,10 +32,10 @@ from typing import Any, NamedTuple
 
 from ..citation import Citation
 from ..documents import DocumentSet
-from ..extract import DOCUMENT_ARGUMENTS, call_arguments, extract_citations
 from ..otel import semconv
 from .answers import answer_citations
 from .base import Found
+from .generic import DOCUMENT_ARGUMENTS, call_arguments, extract_citations
 from .registry import recognise
 from .walk import Budget, charging
 

@@ -4,9 +4,9 @@ One :class:`Budget` bounds one call's reading (nodes, answer-text characters, se
 call's deadline); :func:`charging` makes it the running one, so that every attribute read
 (:func:`get`) of an app object is charged to it without passing it through each reader;
 :func:`document_id` is the one rule of what a document id is; :func:`doc_text` what a
-document's text is. Everything above (the format readers, the generic walker of
-:mod:`vcg_otel.extract`, the document model, the marker reader) reads app objects through
-these and nothing else, and this module imports nothing of the input side.
+document's text is. Everything above (the format readers, the generic reader
+:mod:`.generic`, the document model, the marker reader) reads app objects through these and
+nothing else, and this module imports nothing of the input side.
 """
 
 from __future__ import annotations
