@@ -127,7 +127,7 @@ def load_documents(path: Path) -> Any:
     ``{id, text}`` records (their ``metadata`` too), or a JSON object of id to text (or a list
     of records). Returned as read: :func:`shared_documents` gives them every name the
     document model knows (``metadata.source``, basename, stem...), as the decorator does."""
-    from .reading.generic import extract_documents
+    from .extract import extract_documents
 
     if path.is_dir():
         docs: dict[str, str] = {}
@@ -164,7 +164,7 @@ def shared_documents(where: str, data: Any, auditor: Auditor) -> DocumentSet:
     """The ``--docs`` documents as the document model reads them (every answer's documents),
     named as the auditor's config says; read whole (a docs file is not a hostile result)."""
     from .documents import DocumentSet
-    from .reading.walk import Budget
+    from .extract import Budget
 
     config = auditor.config
     unbounded = Budget(nodes=2**62, text_chars=2**62, seconds=float("inf"))
@@ -397,7 +397,7 @@ def _unusable_ids(record: Any, depth: int = 0) -> list[Any]:
     """The values under a doc-id key of ``record`` (parsed JSON) that are not document ids
     (``extract.document_id`` refuses them: control characters such as NUL, empty, too long),
     so that a citation dropped for one is not reported as having none."""
-    from .reading.walk import document_id
+    from .extract import document_id
 
     if depth > 32:
         return []
