@@ -3,8 +3,8 @@
 A decorated generator (or async generator) is audited when it ends, on what it produced. It
 used to keep every chunk: 200,000 chunks of 1 kB held ~200 MB until the end, and an endless
 stream grew without bound. The extraction that reads the stream afterwards stops anyway at
-its budget (:class:`vcg_otel.extract.Budget`): :data:`~vcg_otel.extract.MAX_TEXT_CHARS`
-characters of answer text, :data:`~vcg_otel.extract.MAX_NODES` items. :class:`StreamKept`
+its budget (:class:`vcg_otel.reading.walk.Budget`): :data:`~vcg_otel.reading.walk.MAX_TEXT_CHARS`
+characters of answer text, :data:`~vcg_otel.reading.walk.MAX_NODES` items. :class:`StreamKept`
 keeps exactly that much, counts the chunks it did not keep, and names the limit, so the audit
 span says the stream was cut (``citation.audit.extract_limit``,
 ``citation.audit.stream.dropped``). The host's stream itself is never touched: every chunk
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .extract import MAX_NODES, MAX_TEXT_CHARS
+from .reading.walk import MAX_NODES, MAX_TEXT_CHARS
 
 __all__ = ["StreamKept"]
 

@@ -58,12 +58,12 @@ from .enforce import (
     OnViolation,
     enforce,
 )
-from .extract import Budget
 from .judge.runner import LLMCall
 from .otel import semconv
 from .otel.background import runner
 from .otel.events import logs_configured
 from .reading import read_output
+from .reading.walk import Budget
 from .scope import AuditScope, configure, tracer_for
 
 if TYPE_CHECKING:

@@ -139,7 +139,7 @@ def _rates(checks: list[Mapping[str, Any]]) -> str:
 
 
 def _expected_citations(book: dict[str, str]) -> int:
-    from .integrations.answers import citations_in_text
+    from .reading.answers import citations_in_text
 
     return sum(len(citations_in_text(answer)) for answer in book.values())
 

@@ -66,9 +66,7 @@ from operator import attrgetter
 from typing import Any
 
 from ._lru import BoundedLRU
-from .audit.models import Citation
-from .extract import Budget, _get, charging, document_id
-from .extract import _doc_text as _text
+from .citation import Citation
 from .gate import Corpus, GateMatch, GateResult, NotFoundReason, parse_quote, quote_gate, span_gate
 from .gate.api import MAX_QUOTE_CHARS, checked_quote_gate, search_arguments
 from .gate.corpus import ContentKey
@@ -76,6 +74,7 @@ from .gate.quote import ParsedQuote
 from .gate.search import DEFAULT_MAX_GAP, SearchBudget, SearchLimitReached, Span, find_quote
 from .otel import semconv
 from .places import Run
+from .reading.walk import Budget, charging, doc_text, document_id, get
 from .stitch import Locus, runs
 
 __all__ = [
@@ -138,7 +137,7 @@ def _str_ident(key: str) -> str | None:
 
 def _metadata(item: Any) -> Mapping[str, Any]:
     for key in ("metadata", "meta"):
-        value = _get(item, key)
+        value = get(item, key)
         if isinstance(value, Mapping):
             return value
     return {}
@@ -173,7 +172,7 @@ def _locus(item: Any, meta: Mapping[str, Any], text: str) -> Locus | None:
     """Where a framework chunk says it sits: its file (see :data:`_FILE_PATHS`) and the
     splitter's offset, kept only when consistent with its text (an end offset, if given,
     ``len(text)`` after the start)."""
-    file = _ident(_get(item, "ref_doc_id"))
+    file = _ident(get(item, "ref_doc_id"))
     for key in _FILE_PATHS:
         if file is None:
             file = _ident(meta.get(key))
@@ -189,7 +188,7 @@ def _locus(item: Any, meta: Mapping[str, Any], text: str) -> Locus | None:
         if start is None:
             start = _offset(meta.get(key))
     if start is None:
-        start, end = _offset(_get(item, "start_char_idx")), _offset(_get(item, "end_char_idx"))
+        start, end = _offset(get(item, "start_char_idx")), _offset(get(item, "end_char_idx"))
     if start is not None and end is not None and end - start != len(text):
         start = None  # the text was changed after splitting: the offset is not its own
     return Locus(file, start)
@@ -198,10 +197,10 @@ def _locus(item: Any, meta: Mapping[str, Any], text: str) -> Locus | None:
 def _names(item: Any, id_keys: Sequence[str], meta: Mapping[str, Any]) -> Names:
     names: Names = []
     for attr in _ID_ATTRS:
-        ident = _ident(_get(item, attr))
+        ident = _ident(get(item, attr))
         if ident is not None:
             names.append((ident, "id"))
-    ref = _ident(_get(item, "ref_doc_id"))  # LlamaIndex: the file a node was split from
+    ref = _ident(get(item, "ref_doc_id"))  # LlamaIndex: the file a node was split from
     if ref is not None:
         names.append((ref, "id"))
     for key in (*id_keys, *_META_IDS):
@@ -228,9 +227,9 @@ def _names(item: Any, id_keys: Sequence[str], meta: Mapping[str, Any]) -> Names:
 def _chunk_of(item: Any, id_keys: Sequence[str]) -> tuple[str, Names, Locus | None] | None:
     if isinstance(item, str):
         return item, [], None
-    node = _get(item, "node")  # LlamaIndex NodeWithScore: the node carries ref_doc_id
-    target = node if node is not None and _text(node) is not None else item
-    text = _text(target)
+    node = get(item, "node")  # LlamaIndex NodeWithScore: the node carries ref_doc_id
+    target = node if node is not None and doc_text(node) is not None else item
+    text = doc_text(target)
     if text is None:
         return None
     meta = _metadata(target)
@@ -246,7 +245,7 @@ def find_chunks(obj: Any, id_keys: Sequence[str] = (),
     the keys and attributes in :data:`DOCUMENT_KEYS` (plus ``answers``/``answer`` and
     Haystack's ``{component: {socket: value}}`` pipeline outputs). Nothing framework-specific
     is imported: everything is duck-typed. The work is bounded by ``budget`` (extraction's
-    :class:`~vcg_otel.extract.Budget`: a node per container and item; each container is
+    :class:`~vcg_otel.reading.walk.Budget`: a node per container and item; each container is
     visited once); when it runs out the walk stops and keeps what it found.
     """
     for text, position, names, _ in _located_chunks(obj, id_keys, budget):
@@ -312,13 +311,13 @@ class _Walker:
                 yield from self.walk(item, depth + 1)  # e.g. a list of GeneratedAnswer
 
     def _object(self, obj: Any, depth: int) -> Iterator[_Located]:
-        if _text(obj) is not None and (_get(obj, "id") is not None or _metadata(obj)):
+        if doc_text(obj) is not None and (get(obj, "id") is not None or _metadata(obj)):
             found = _chunk_of(obj, self.id_keys)  # a single document returned on its own
             if found is not None:
                 yield found[0], 0, found[1], found[2]
                 return
         for key in (*DOCUMENT_KEYS, *_NESTED_KEYS):
-            inner = _get(obj, key)
+            inner = get(obj, key)
             if inner is not None and inner is not obj:
                 yield from self.walk(inner, depth + 1)
 

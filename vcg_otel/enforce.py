@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from .audit.models import AuditReport
-from .extract import citations_from_item
+from .reading.generic import citations_from_item
 
 __all__ = ["AuditedResult", "CitationAuditError", "CitationViolation", "OnViolation", "enforce"]
 

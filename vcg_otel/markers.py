@@ -45,10 +45,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from .audit.models import Citation
+from .citation import Citation
 from .documents import DocumentSet
 from .evidence import MAX_SENTENCE_CHARS, check_source, sentence_spans
-from .extract import _get, document_id, within_budget
+from .reading.walk import document_id, get, within_budget
 
 __all__ = ["Convention", "MarkedClaim", "Marker", "cohere_claims", "find_markers",
            "marked_claims", "openai_claims"]
@@ -312,12 +312,12 @@ def cohere_claims(item: Any, text: str | None = None) -> list[MarkedClaim]:
     The claim is the span Cohere marked, exactly: ``item.text``, or ``text[start:end]`` of
     the answer when the span text is absent. Offsets are Cohere's ``start``/``end``.
     """
-    sources = _get(item, "sources")
-    ids = _get(item, "document_ids")
-    raw = ([_get(s, "id") for s in sources] if isinstance(sources, (list, tuple))
+    sources = get(item, "sources")
+    ids = get(item, "document_ids")
+    raw = ([get(s, "id") for s in sources] if isinstance(sources, (list, tuple))
            else list(ids) if isinstance(ids, (list, tuple)) else [])
-    start, end = _int(_get(item, "start")), _int(_get(item, "end"))
-    claim = _get(item, "text")
+    start, end = _int(get(item, "start")), _int(get(item, "end"))
+    claim = get(item, "text")
     if not isinstance(claim, str):
         ok = text is not None and start is not None and end is not None
         claim = text[start:end] if ok and text is not None else ""
@@ -341,15 +341,15 @@ def openai_claims(text: str, annotations: Sequence[Any] | Mapping[str, Any],
     items = [annotations] if isinstance(annotations, Mapping) else list(annotations)
     markers: list[Marker] = []
     for item in items:
-        if _get(item, "type") != "file_citation":
+        if get(item, "type") != "file_citation":
             continue
-        inner = _get(item, "file_citation", item)
-        source = document_id(_get(inner, "file_id")) or document_id(_get(item, "filename"))
+        inner = get(item, "file_citation", item)
+        source = document_id(get(inner, "file_id")) or document_id(get(item, "filename"))
         if source is None:
             continue
-        start, end = _int(_get(item, "start_index")), _int(_get(item, "end_index"))
+        start, end = _int(get(item, "start_index")), _int(get(item, "end_index"))
         if start is None or end is None:
-            start = end = _int(_get(item, "index"))
+            start = end = _int(get(item, "index"))
         if start is None or end is None or not 0 <= start <= end <= len(text):
             continue
         markers.append(Marker(start, end, source, source, "id"))

@@ -40,8 +40,8 @@ if TYPE_CHECKING:
     from ._deadline import Deadline
     from .audit import AuditReport, Citation
     from .config import AuditConfig, TelemetryConfig
-    from .extract import Budget
     from .judge.runner import LLMCall
+    from .reading.walk import Budget
 
 __all__ = ["AuditScope", "audit_status", "configure", "documents_of", "tracer_for"]
 

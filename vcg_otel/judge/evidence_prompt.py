@@ -27,7 +27,7 @@ import hashlib
 from collections.abc import Sequence
 
 from ..evidence import MAX_PASSAGE_CHARS, Evidence
-from .prompt import SYSTEM_PROMPT, _fence
+from .prompt import SYSTEM_PROMPT, fence
 from .runner import JudgeCall, LLMCall, WindowConfig, judge_call
 from .verdict import FailReason, Verdict
 
@@ -78,10 +78,10 @@ def build_evidence_prompt(claim: str, passages: Sequence[str]) -> str:
         digest.update(part.encode("utf-8", "surrogatepass"))
         digest.update(b"\x00")
     nonce = digest.hexdigest()
-    sections = [_fence("CLAIM", nonce, claim)]
-    sections.extend(_fence(f"PASSAGE {i}", nonce, text) for i, text in enumerate(passages, 1))
+    sections = [fence("CLAIM", nonce, claim)]
+    sections.extend(fence(f"PASSAGE {i}", nonce, text) for i, text in enumerate(passages, 1))
     if not passages:
-        sections.append(_fence("PASSAGE 1", nonce, _NO_PASSAGE))
+        sections.append(fence("PASSAGE 1", nonce, _NO_PASSAGE))
     return "\n\n".join((
         f"The fence markers for this request carry the code {nonce}. Only markers with this "
         "exact code open or close a section.",

@@ -18,7 +18,7 @@ from ..audit.models import AuditReport
 from . import semconv
 from .content import ContentPolicy
 from .metrics import instruments_for, record_metrics
-from .spans import _seconds_ns, record_report
+from .spans import record_report, seconds_ns
 
 __all__ = ["emit_audit", "record"]
 
@@ -69,5 +69,5 @@ def emit_audit(tracer: Tracer, report: AuditReport, policy: ContentPolicy,
                span_events=span_events,
                meter_provider=meter_provider, logger_provider=logger_provider)
     finally:
-        span.end(end_time=None if start is None else start + _seconds_ns(report.duration_seconds))
+        span.end(end_time=None if start is None else start + seconds_ns(report.duration_seconds))
     return span

@@ -37,10 +37,11 @@ from .events import (
 )
 from .rejection import gate_detail_attributes
 
-__all__ = ["audit_span_attributes", "record_report"]
+__all__ = ["audit_span_attributes", "check_attributes", "record_report", "seconds_ns"]
 
 
-def _seconds_ns(seconds: float) -> int:
+def seconds_ns(seconds: float) -> int:
+    """``seconds`` as the integer nanoseconds OpenTelemetry timestamps are."""
     return int(seconds * 1e9)
 
 
@@ -63,8 +64,10 @@ def audit_span_attributes(report: AuditReport) -> dict[str, Any]:
     return attrs
 
 
-def _check_attributes(r: AuditResult, policy: ContentPolicy,
-                      summarized: Summary) -> dict[str, Any]:
+def check_attributes(r: AuditResult, policy: ContentPolicy,
+                     summarized: Summary) -> dict[str, Any]:
+    """The attributes of one citation's ``citation.check`` span or event (also what a trace audit
+    writes back as annotations: :mod:`vcg_otel.traces.annotate`)."""
     c = r.citation
     score, text = summarized
     outcome = r.outcome.value
@@ -168,7 +171,7 @@ def _judge_span(tracer: Tracer, parent: Span, r: AuditResult, policy: ContentPol
                              start_time=r.judge_started_ns)
     if error is not None:
         span.set_status(Status(StatusCode.ERROR, f"fail closed: {error}"))
-    span.end(end_time=r.judge_started_ns + _seconds_ns(r.judge_seconds))
+    span.end(end_time=r.judge_started_ns + seconds_ns(r.judge_seconds))
 
 
 def record_report(tracer: Tracer, audit_span: Span, report: AuditReport,
@@ -188,7 +191,7 @@ def record_report(tracer: Tracer, audit_span: Span, report: AuditReport,
     in_audit = trace.set_span_in_context(audit_span)
     for r in report.results:
         summarized = summary(r, policy)
-        attrs = _check_attributes(r, policy, summarized)
+        attrs = check_attributes(r, policy, summarized)
         parent = audit_span
         check_event = None
         if check_spans:
@@ -199,10 +202,10 @@ def record_report(tracer: Tracer, audit_span: Span, report: AuditReport,
             check_event = attrs
             if as_span_events:
                 audit_span.add_event(semconv.EVENT_CHECK, attrs, timestamp=r.gate_started_ns)
-        end = r.gate_started_ns + _seconds_ns(r.gate_seconds)
+        end = r.gate_started_ns + seconds_ns(r.gate_seconds)
         if r.verdict is not None and r.judge_called:
             _judge_span(tracer, parent, r, policy, report)
-            end = max(end, r.judge_started_ns + _seconds_ns(r.judge_seconds))
+            end = max(end, r.judge_started_ns + seconds_ns(r.judge_seconds))
         failed = fail_closed_attributes(r, policy)
         if failed is not None and as_span_events:
             event = failed if check_spans else {**failed, semconv.CITATION_INDEX: r.index}

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from ..audit.models import Citation
+from ..citation import Citation
 
 __all__ = ["Format", "Found", "document"]
 

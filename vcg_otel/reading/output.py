@@ -6,9 +6,9 @@ The path, top to bottom:
 
 1. **citations**: a ``citations=`` extractor's value (read generically), else the first format
    reader that recognises the result (:mod:`vcg_otel.reading.registry`), else the generic
-   reader (:func:`vcg_otel.extract.extract_citations`: citation lists, provider blocks it
+   reader (:func:`vcg_otel.reading.generic.extract_citations`: citation lists, provider blocks it
    knows, inline quotes and markers), else the framework-answer reader
-   (:func:`vcg_otel.integrations.answers.answer_citations`: answers wrapped one level down,
+   (:func:`vcg_otel.reading.answers.answer_citations`: answers wrapped one level down,
    JSON answer text);
 2. **documents** (a fresh budget that never re-reads an object found unreadable): the
    documents the recognised format carries (its response's or its request's, in the
@@ -30,13 +30,14 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
-from ..audit.models import Citation
+from ..citation import Citation
 from ..documents import DocumentSet
-from ..extract import DOCUMENT_ARGUMENTS, Budget, call_arguments, extract_citations
 from ..otel import semconv
+from .answers import answer_citations
 from .base import Found
+from .generic import DOCUMENT_ARGUMENTS, call_arguments, extract_citations
 from .registry import recognise
-from .walk import charging
+from .walk import Budget, charging
 
 __all__ = ["Completeness", "DocumentsIncomplete", "Reading", "read_output"]
 
@@ -106,8 +107,6 @@ def _citations(result: Any, arguments: Mapping[str, Any], budget: Budget,
         found = recognise(result, arguments)
     if found is not None:
         return found.citations, found
-    from ..integrations.answers import answer_citations
-
     return extract_citations(result, budget) or answer_citations(result, budget), None
 
 

@@ -1,11 +1,11 @@
 """Answer text: inline quotes (``"quoted text" [doc-id]``) and source markers (``[3]``,
-``[smith-2026]``, footnotes), both read in one answer (:func:`vcg_otel.extract` rules)."""
+``[smith-2026]``, footnotes), both read in one answer (:mod:`vcg_otel.reading.generic` rules)."""
 
 from __future__ import annotations
 
-from ..audit.models import Citation
-from ..extract import Budget, extract_citations
-from .walk import current
+from ..citation import Citation
+from .generic import extract_citations
+from .walk import Budget, current
 
 __all__ = ["text_citations"]
 

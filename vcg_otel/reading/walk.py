@@ -1,23 +1,37 @@
-"""The bottom floor of reading: bounded attribute reads, shared by every format reader.
+"""The bottom floor of reading: bounded reads of what an app returned, shared by every reader.
 
-Nothing new lives here yet: the primitives are :mod:`vcg_otel.extract`'s (one budget, one
-charged ``get``, one id rule), re-exported so that format readers depend on this floor only
-and the restructure (issue 20, item 5) can move them here without touching a reader.
+One :class:`Budget` bounds one call's reading (nodes, answer-text characters, seconds, the
+call's deadline); :func:`charging` makes it the running one, so that every attribute read
+(:func:`get`) of an app object is charged to it without passing it through each reader;
+:func:`document_id` is the one rule of what a document id is; :func:`doc_text` what a
+document's text is. Everything above (the format readers, the generic reader
+:mod:`.generic`, the document model, the marker reader) reads app objects through these and
+nothing else, and this module imports nothing of the input side.
 """
 
 from __future__ import annotations
 
+import re
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
-from ..extract import _BUDGET, MAX_ID_CHARS, Budget, _charge, charging, document_id
-from ..extract import _get as get
+from .._deadline import Deadline
+from ..otel import semconv
 
 __all__ = [
     "MAX_ID_CHARS",
+    "MAX_NODES",
+    "MAX_SECONDS",
+    "MAX_TEXT_CHARS",
+    "SLOW_READ_SECONDS",
     "Budget",
     "charge",
     "charging",
     "current",
+    "doc_text",
     "document_id",
     "field",
     "get",
@@ -25,9 +39,190 @@ __all__ = [
     "is_list",
     "listed",
     "text_of",
+    "within_budget",
 ]
 
-charge = _charge
+#: The longest string accepted as a document id (a long URL fits; a document body does not).
+MAX_ID_CHARS = 512
+#: Default budget of one extraction: containers, items and attribute reads ...
+MAX_NODES = 100_000
+#: ... characters of answer text searched for inline quotes ...
+MAX_TEXT_CHARS = 2_000_000
+#: ... and wall-clock seconds (a result whose attributes are slow to read).
+MAX_SECONDS = 1.0
+#: One attribute read slower than this uses up the time budget at once: a result whose every
+#: attribute takes 150 ms is read once, not seven times. High enough that a garbage-collection
+#: pause or a descheduled thread during an ordinary read does not cut the documents short
+#: (which fails the audit closed: measured pauses on a loaded 2-core machine reach tens of ms).
+SLOW_READ_SECONDS = 0.1
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+# Values that have no attributes worth reading: a read of one is not made (nor charged).
+_NO_ATTRIBUTES = (str, bytes, int, float, bool)
+
+
+class Budget:
+    """How much work one extraction may do; shared by a call's citations and documents.
+
+    Every container, list item and object visited costs a node; inline-quote search costs the
+    characters it scans; a clock bounds results whose attribute reads are slow. When any runs
+    out, :attr:`exhausted` names it (``"nodes"``, ``"text_chars"``, ``"seconds"``, or
+    ``"deadline"``: the call's :class:`~vcg_otel._deadline.Deadline` passed) and the walk
+    stops, keeping what it found.
+
+    ``deadline``: the foreground call's deadline, shared by every walk of the call (and its
+    gate and evidence work); checked by :meth:`take` and before every attribute read, on the
+    deadline's clock.
+    """
+
+    def __init__(self, nodes: int = MAX_NODES, text_chars: int = MAX_TEXT_CHARS,
+                 seconds: float = MAX_SECONDS, deadline: Deadline | None = None) -> None:
+        self.nodes = nodes
+        self.text_chars = text_chars
+        self.call_deadline = deadline
+        self._clock = time.monotonic if deadline is None else deadline.clock
+        self.deadline = self._clock() + seconds
+        self.exhausted: str | None = None
+        self.unreadable: dict[int, Any] = {}  # objects one of whose reads was slow
+        self.refused = 0  # attribute reads not made (budget gone, or an unreadable object)
+
+    def after(self) -> Budget:
+        """A fresh budget for the next walk of the same call (documents after citations) that
+        still never reads an object this one found unreadable, within the same call
+        deadline."""
+        fresh = Budget(deadline=self.call_deadline)
+        fresh.unreadable = self.unreadable
+        return fresh
+
+    @property
+    def complete(self) -> bool:
+        """Whether the walk saw everything it looked for (no limit hit, no read refused)."""
+        return self.exhausted is None and self.refused == 0
+
+    def expired(self) -> bool:
+        """Whether the time is up (this walk's seconds, or the call's deadline); sets
+        :attr:`exhausted` when it is."""
+        if self.exhausted is not None:
+            return True
+        now = self._clock()  # one look serves both (the call's deadline is on this clock)
+        if self.call_deadline is not None and now >= self.call_deadline.at:
+            self.exhausted = semconv.REASON_DEADLINE
+        elif now > self.deadline:
+            self.exhausted = "seconds"
+        return self.exhausted is not None
+
+    def take(self, nodes: int = 1) -> bool:
+        """Spend ``nodes``; ``False`` (and :attr:`exhausted` set) when the budget is gone."""
+        if self.exhausted is not None:
+            return False
+        self.nodes -= nodes
+        if self.nodes < 0:
+            self.exhausted = "nodes"
+            return False
+        return not self.expired()
+
+    def text(self, length: int) -> int:
+        """How many of ``length`` characters may be scanned (all of them are charged)."""
+        if self.exhausted is not None:
+            return 0
+        allowed = min(length, max(self.text_chars, 0))
+        self.text_chars -= length
+        if allowed < length:
+            self.exhausted = "text_chars"
+        return allowed
+
+
+#: The budget of the extraction running in this context: attribute reads of app objects are
+#: charged to it without passing it through every reader.
+_BUDGET: ContextVar[Budget | None] = ContextVar("vcg_otel_extract_budget", default=None)
+
+
+@contextmanager
+def charging(budget: Budget) -> Iterator[None]:
+    """Inside the block, attribute reads of app objects (:func:`get`) are charged to
+    ``budget``: every walk over a call's results and arguments runs in one."""
+    token = _BUDGET.set(budget)
+    try:
+        yield
+    finally:
+        _BUDGET.reset(token)
+
+
+def get(obj: Any, key: str, default: Any = None) -> Any:
+    """``obj[key]`` of a mapping, else ``obj.key``: ``default`` when it is not there or
+    raises. Inside :func:`charging`, a read is refused once the budget is gone or ``obj`` was
+    found slow (counted in :attr:`Budget.refused`), and a read slower than
+    :data:`SLOW_READ_SECONDS` ends the walk's time."""
+    if type(obj) is dict:
+        return obj.get(key, default)
+    if isinstance(obj, Mapping):
+        return obj.get(key, default)
+    if isinstance(obj, _NO_ATTRIBUTES) or obj is None:
+        return default
+    budget = _BUDGET.get()
+    if budget is None:
+        try:
+            return getattr(obj, key, default)
+        except Exception:  # a property that raises is simply not there
+            return default
+    if budget.expired() or id(obj) in budget.unreadable:
+        budget.refused += 1  # touch a hostile or slow result as little as possible
+        return default
+    started = time.perf_counter()
+    try:
+        return getattr(obj, key, default)
+    except Exception:  # as above; a BaseException is the extraction's failure (the caller's
+        return default  # decorator records it)
+    finally:
+        if time.perf_counter() - started > SLOW_READ_SECONDS:
+            budget.unreadable[id(obj)] = obj
+            budget.exhausted = "seconds"
+
+
+def document_id(value: Any) -> str | None:
+    """``value`` as a document id, or ``None`` if it is not one: a ``str`` of 1 to
+    :data:`MAX_ID_CHARS` characters with no control characters (no newlines), or an ``int``
+    (written in decimal); never ``str()`` of anything else (a dict, a 10 kB body)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return str(int(value)) if value.bit_length() <= 64 else None
+    if isinstance(value, str):
+        text = str.__str__(value)  # a str subclass cannot lie about its length or contents
+        if 0 < len(text) <= MAX_ID_CHARS and _CONTROL.search(text) is None:
+            return text
+    return None
+
+
+def within_budget() -> bool:
+    """Whether the running extraction (if any) may go on: for long loops over one text
+    (:mod:`vcg_otel.markers`) that charge no nodes, so that its time and the call's deadline
+    are checked inside them too."""
+    budget = _BUDGET.get()
+    return budget is None or not budget.expired()
+
+
+def charge(nodes: int) -> bool:
+    """Charge ``nodes`` to the running extraction's budget (``True``: there is none)."""
+    budget = _BUDGET.get()
+    return budget is None or budget.take(nodes)
+
+
+def doc_text(item: Any) -> str | None:
+    """A document's text: its ``text``, ``content`` or ``page_content`` string, else what its
+    ``get_content()`` returns (LlamaIndex nodes); ``None`` when it has none."""
+    for key in ("text", "content", "page_content"):
+        value = get(item, key)
+        if isinstance(value, str):
+            return value
+    getter = get(item, "get_content")
+    if callable(getter):
+        try:
+            value = getter()
+        except Exception:
+            return None
+        return value if isinstance(value, str) else None
+    return None
 
 
 def current() -> Budget | None:

@@ -22,7 +22,7 @@ from ..judge.prompt import PROMPT_VERSION
 from ..otel import semconv
 from ..otel.content import ContentPolicy
 from ..otel.events import summary
-from ..otel.spans import _check_attributes, audit_span_attributes
+from ..otel.spans import audit_span_attributes, check_attributes
 from ..phoenix.annotations import REQUEST_ANNOTATION, VERDICT_ANNOTATION
 from ..phoenix.annotations import PhoenixAnnotationProcessor as _Live
 
@@ -51,7 +51,7 @@ def trace_annotations(report: AuditReport, answer_span_id: str, root_span_id: st
     """The annotations of one audited trace (see the module docstring)."""
     notes = []
     for r in report.results:
-        attrs = _check_attributes(r, policy, summary(r, policy))
+        attrs = check_attributes(r, policy, summary(r, policy))
         note = _Live._verdict(int(answer_span_id, 16), attrs,
                               identifier=verdict_identifier(version, r.index))
         note["metadata"] = {**note["metadata"], semconv.ANNOTATION_AUDIT_VERSION: version,

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from vcg_otel import extract as extract_module
 from vcg_otel.audit import Auditor, Citation, Outcome
 from vcg_otel.extract import Budget, document_id, extract_citations, extract_documents
+from vcg_otel.reading import generic as extract_module
 
 DOC = "The reranker improves accuracy by 4.2% over the baseline."
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ...audit.models import Citation
+from ...citation import Citation
 from ..base import Found, document
 from ..walk import document_id, get, integer, listed, text_of
 

@@ -19,7 +19,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ...audit.models import Citation
+from ...citation import Citation
 from ..base import Found, document
 from ..walk import document_id, field, get, integer, listed, text_of
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ...audit.models import Citation
+from ...citation import Citation
 from ..base import Found
 from ..walk import current, get, integer, listed, text_of
 
@@ -41,7 +41,7 @@ def read(obj: Any, arguments: Mapping[str, Any]) -> Found | None:
         found = _cited_answer(parsed)
         if found is not None:
             return found
-        from ...extract import extract_citations
+        from ..generic import extract_citations
 
         found = Found(name, result_documents=True)
         for c in extract_citations(parsed, current()) if parsed is not None else ():

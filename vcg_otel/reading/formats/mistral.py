@@ -14,7 +14,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from ...audit.models import Citation
+from ...citation import Citation
 from ..base import Found, document
 from ..walk import document_id, get, listed, text_of
 

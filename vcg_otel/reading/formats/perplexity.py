@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ...audit.models import Citation
+from ...citation import Citation
 from ...markers import claims_for, find_markers
 from ..base import Found, document
 from ..walk import document_id, get, listed, text_of

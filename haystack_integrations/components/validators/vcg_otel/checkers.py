@@ -32,8 +32,8 @@ from haystack.dataclasses import ChatMessage
 from vcg_otel.audit import AuditReport
 from vcg_otel.audit import Citation as AuditCitation
 from vcg_otel.documents import DocumentSet
-from vcg_otel.extract import Budget
-from vcg_otel.integrations.answers import citations_in_text
+from vcg_otel.reading.answers import citations_in_text
+from vcg_otel.reading.walk import Budget
 from vcg_otel.scope import AuditScope, configure, documents_of
 
 from .citation import REASON_MAX_CITATIONS, Citation, audit_citation, checked, unchecked
