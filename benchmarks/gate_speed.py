@@ -7,7 +7,8 @@ The "original" baseline is the original gate's method (punctuation folded to spa
 substring test on word boundaries) with every document normalized once: a reused ``Corpus``
 is measured against it (``--acceptance`` prints just issue 24's figures). The naive baseline
 normalizes with a per-character Python loop (``unicodedata.category`` on every character, two
-NFKC passes) and re-normalizes every document on every call. A second baseline caches each normalized document once ("naive, cached").
+NFKC passes) and re-normalizes every document on every call.
+A second baseline caches each normalized document once ("naive, cached").
 The seed-compatible dict call is measured against a reused ``Corpus`` on the same cases, and
 the worst elided quotes (issue 10) against the search budget they are bounded by; the found
 path, and rejected quotes now told apart (issue 18), against the cached baseline.

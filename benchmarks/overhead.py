@@ -109,7 +109,10 @@ def workload() -> tuple[dict[str, str], dict[str, Any]]:
     return docs, {"answer": "...", "citations": citations}
 
 
-def recorded_telemetry(call: Callable[[], Any]) -> tuple[list[Any], list[tuple[str, str, str, Any, int]]]:
+Point = tuple[str, str, str, Any, float]
+
+
+def recorded_telemetry(call: Callable[[Any, Any], Any]) -> tuple[list[Any], list[Point]]:
     """The spans and metric points one decorated ``call`` emits, captured on providers of
     its own: ``(finished spans, [(kind, name, unit, attributes, value)])``; ``call`` is given
     the two providers and must make one audited call with them."""
@@ -117,8 +120,8 @@ def recorded_telemetry(call: Callable[[], Any]) -> tuple[list[Any], list[tuple[s
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(spans_out))
     reader = InMemoryMetricReader()
-    call(provider, MeterProvider(metric_readers=[reader]))  # type: ignore[call-arg]
-    points: list[tuple[str, str, str, Any, int]] = []
+    call(provider, MeterProvider(metric_readers=[reader]))
+    points: list[Point] = []
     data = reader.get_metrics_data()
     for resource in data.resource_metrics if data else ():
         for scope in resource.scope_metrics:
@@ -136,7 +139,7 @@ def recorded_telemetry(call: Callable[[], Any]) -> tuple[list[Any], list[tuple[s
     return list(spans_out.get_finished_spans()), points
 
 
-def sdk_replay(spans: list[Any], points: list[tuple[str, str, str, Any, int]],
+def sdk_replay(spans: list[Any], points: list[Point],
                tracer_provider: TracerProvider, meter_provider: MeterProvider
                ) -> Callable[[], None]:
     """A function that emits the same spans (names, kinds, parents, attributes, events,
@@ -290,7 +293,8 @@ def main() -> int:
     attributes = sum(len(s.attributes) for s in spans_seen)
     print(f"\n{'SDK replay of the same telemetry, per call':<44}{'p50 µs':>9}{'p99 µs':>9}"
           f"{'decorator / replay':>20}")
-    print(f"{f'replay: {len(spans_seen)} spans ({attributes} attributes), {len(points)} points':<44}"
+    label = f"replay: {len(spans_seen)} spans ({attributes} attributes), {len(points)} points"
+    print(f"{label:<44}"
           f"{pct(r, .5):>9.2f}{pct(r, .99):>9.2f}")
     print(f"{'(b) in the same blocks':<44}{pct(b2, .5):>9.2f}{pct(b2, .99):>9.2f}"
           f"{pct(b2, .5) / pct(r, .5):>19.2f}x   (target <= 1.5x)")
