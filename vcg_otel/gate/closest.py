@@ -160,17 +160,21 @@ def _align(hay: str, start: int, quote: _Quote, needle_len: int,
 
 
 def closest_passage(doc: NormalizedText, needle: str, budget: SearchBudget,
-                    close_only: bool = False) -> _Aligned | None:
+                    close_only: bool = False, quote: _Quote | None = None) -> _Aligned | None:
     """The passage of one document closest to ``needle`` (normalized offsets), or ``None``.
 
     With ``close_only`` only places where most of the quote's longer words occur are aligned:
     enough to find a passage that could be ``altered``, at a fraction of the cost (for the
     documents other than the cited one, which are searched only for that).
 
+    ``quote`` is ``_quote(needle)`` when the caller has it already (:func:`nearest` reads the
+    quote's words once for every document it searches, not once per document).
+
     Raises:
         SearchLimitReached: ``budget`` ran out.
     """
-    quote = _quote(needle)
+    if quote is None:
+        quote = _quote(needle)
     if not quote.words:
         return None
     hay = doc.text
@@ -201,13 +205,15 @@ def nearest(needle: str, cited: tuple[str, NormalizedText] | None,
     local = SearchBudget(max(1, min(CLOSEST_STEPS, budget.limit - budget.used)))
     best: tuple[str, NormalizedText, _Aligned] | None = None
     complete = True
+    quote = _quote(needle)
     try:
         docs = [cited] if cited is not None else []
         for k, (doc_id, doc) in enumerate((*docs, *others)):
             if k and best is not None and best[2].score >= ALTERED_SCORE:
                 break
             local.spend()
-            aligned = closest_passage(doc, needle, local, close_only=k > 0 or cited is None)
+            aligned = closest_passage(doc, needle, local, close_only=k > 0 or cited is None,
+                                      quote=quote)
             if aligned is not None and (best is None or aligned.score > best[2].score):
                 best = (doc_id, doc, aligned)
     except SearchLimitReached:
