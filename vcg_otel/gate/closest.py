@@ -51,6 +51,9 @@ _CLOSE_VOTES = 0.5
 class _Quote:
     words: tuple[str, ...]
     anchors: tuple[tuple[str, int], ...]  # (word, offset in the needle), longest first
+    # Aligns passages with ``words``: the index of the quote's words (SequenceMatcher's b2j)
+    # is built once per quote, and each passage set as its first sequence.
+    matcher: SequenceMatcher[str]
 
 
 def _quote(needle: str) -> _Quote:
@@ -65,7 +68,8 @@ def _quote(needle: str) -> _Quote:
             anchors.append((word, m.start()))
     if not anchors and found:
         anchors = [(found[0].group(), found[0].start())]
-    return _Quote(words, tuple(anchors[:_MAX_ANCHORS]))
+    return _Quote(words, tuple(anchors[:_MAX_ANCHORS]),
+                  SequenceMatcher(None, (), words, autojunk=False))
 
 
 def _is_word_at(hay: str, pos: int, size: int) -> bool:
@@ -131,7 +135,8 @@ def _align(hay: str, start: int, quote: _Quote, needle_len: int,
     window = tokens(hay[lo:hi])
     budget.spend(1 + (len(window) * len(quote.words)) // 64)
     words = [m.group() for m in window]
-    matcher = SequenceMatcher(None, words, quote.words, autojunk=False)
+    matcher = quote.matcher
+    matcher.set_seq1(words)
     blocks = [b for b in matcher.get_matching_blocks() if b.size]
     if not blocks:
         return None
@@ -142,7 +147,7 @@ def _align(hay: str, start: int, quote: _Quote, needle_len: int,
     first = max(0, blocks[0].a - min(head, 1))
     last = min(len(words), blocks[-1].a + blocks[-1].size + min(tail, 1))
     passage = words[first:last]
-    matcher = SequenceMatcher(None, passage, quote.words, autojunk=False)
+    matcher.set_seq1(passage)
     matched = sum(b.size for b in matcher.get_matching_blocks())
     score = 2 * matched / (len(passage) + len(quote.words))
     removed: list[str] = []
