@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from difflib import SequenceMatcher
+from itertools import chain
 
 from .normalize import NormalizedText
 from .result import ClosestPassage, RejectionKind
@@ -213,7 +214,8 @@ def nearest(needle: str, cited: tuple[str, NormalizedText] | None,
     quote = _quote(needle)
     try:
         docs = [cited] if cited is not None else []
-        for k, (doc_id, doc) in enumerate((*docs, *others)):
+        # lazily: the others are not even listed when the cited one holds a misquote
+        for k, (doc_id, doc) in enumerate(chain(docs, others)):
             if k and best is not None and best[2].score >= ALTERED_SCORE:
                 break
             local.spend()
