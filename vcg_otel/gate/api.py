@@ -23,14 +23,15 @@ from typing import Any
 
 from .closest import nearest
 from .corpus import Corpus, corpus_for
+from .fast import fast_found
 from .normalize import normalize_with_map
 from .quote import parse_quote
 from .result import GateMatch, GateResult, NotFoundReason
 from .search import DEFAULT_MAX_GAP, SearchBudget, SearchLimitReached, Span, find_quote
 from .slips import tokens
 
-__all__ = ["MAX_QUOTE_CHARS", "as_corpus", "checked_quote_gate", "quote_gate", "search_arguments",
-           "span_gate"]
+__all__ = ["MAX_QUOTE_CHARS", "as_corpus", "checked_quote_gate", "full_quote_gate", "quote_gate",
+           "search_arguments", "span_gate"]
 
 #: Quotes longer than this are not searched: no real citation quotes 100,000 characters, and
 #: the bound keeps a hostile quote from costing time. They fail closed (``quote_too_long``).
@@ -137,7 +138,21 @@ def checked_quote_gate(quote: str, cited: str | None, corpus: Corpus, max_gap: i
                        budget: SearchBudget) -> GateMatch:
     """:func:`quote_gate` on arguments already known to be of the right types (a ``str``
     quote and id, a :class:`Corpus`, an ``int`` gap, a budget): for callers that checked
-    them once for many quotes, such as :meth:`vcg_otel.documents.DocumentSet.gate`."""
+    them once for many quotes, such as :meth:`vcg_otel.documents.DocumentSet.gate`.
+
+    A plain quote verbatim in its cited document is answered by the fast path
+    (:mod:`vcg_otel.gate.fast`), which gives exactly what :func:`full_quote_gate` gives."""
+    if len(quote) <= MAX_QUOTE_CHARS:
+        fast = fast_found(quote, cited, corpus, budget)
+        if fast is not None:
+            return fast
+    return full_quote_gate(quote, cited, corpus, max_gap, budget)
+
+
+def full_quote_gate(quote: str, cited: str | None, corpus: Corpus, max_gap: int,
+                    budget: SearchBudget) -> GateMatch:
+    """:func:`checked_quote_gate` without its fast path: every quote parsed and searched in
+    full (the reference the fast path is tested against)."""
     if len(quote) > MAX_QUOTE_CHARS:
         return GateMatch(GateResult.NOT_FOUND, cited, reason=NotFoundReason.QUOTE_TOO_LONG)
     parsed = parse_quote(quote)
@@ -168,7 +183,7 @@ def checked_quote_gate(quote: str, cited: str | None, corpus: Corpus, max_gap: i
 def _rejected(needle: str, cited: str, corpus: Corpus, budget: SearchBudget) -> GateMatch:
     """``not_found`` / ``no_match`` for a quote shown absent, with how it differs from the
     closest passage of the documents (:func:`~vcg_otel.gate.closest.nearest`)."""
-    words = sorted({m.group() for m in tokens(needle)}, key=len, reverse=True)
+    words = sorted({m.group() for m in tokens(needle)}, key=lambda w: (-len(w), w))
     kind, closest = nearest(needle, (cited, corpus.normalized(cited)),
                             corpus.documents_near(words, cited), budget)
     return GateMatch(GateResult.NOT_FOUND, cited, reason=NotFoundReason.NO_MATCH,

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from difflib import SequenceMatcher
+from itertools import chain
 
 from .normalize import NormalizedText
 from .result import ClosestPassage, RejectionKind
@@ -51,6 +52,9 @@ _CLOSE_VOTES = 0.5
 class _Quote:
     words: tuple[str, ...]
     anchors: tuple[tuple[str, int], ...]  # (word, offset in the needle), longest first
+    # Aligns passages with ``words``: the index of the quote's words (SequenceMatcher's b2j)
+    # is built once per quote, and each passage set as its first sequence.
+    matcher: SequenceMatcher[str]
 
 
 def _quote(needle: str) -> _Quote:
@@ -65,7 +69,8 @@ def _quote(needle: str) -> _Quote:
             anchors.append((word, m.start()))
     if not anchors and found:
         anchors = [(found[0].group(), found[0].start())]
-    return _Quote(words, tuple(anchors[:_MAX_ANCHORS]))
+    return _Quote(words, tuple(anchors[:_MAX_ANCHORS]),
+                  SequenceMatcher(None, (), words, autojunk=False))
 
 
 def _is_word_at(hay: str, pos: int, size: int) -> bool:
@@ -131,7 +136,8 @@ def _align(hay: str, start: int, quote: _Quote, needle_len: int,
     window = tokens(hay[lo:hi])
     budget.spend(1 + (len(window) * len(quote.words)) // 64)
     words = [m.group() for m in window]
-    matcher = SequenceMatcher(None, words, quote.words, autojunk=False)
+    matcher = quote.matcher
+    matcher.set_seq1(words)
     blocks = [b for b in matcher.get_matching_blocks() if b.size]
     if not blocks:
         return None
@@ -142,7 +148,7 @@ def _align(hay: str, start: int, quote: _Quote, needle_len: int,
     first = max(0, blocks[0].a - min(head, 1))
     last = min(len(words), blocks[-1].a + blocks[-1].size + min(tail, 1))
     passage = words[first:last]
-    matcher = SequenceMatcher(None, passage, quote.words, autojunk=False)
+    matcher.set_seq1(passage)
     matched = sum(b.size for b in matcher.get_matching_blocks())
     score = 2 * matched / (len(passage) + len(quote.words))
     removed: list[str] = []
@@ -167,13 +173,14 @@ def closest_passage(doc: NormalizedText, needle: str, budget: SearchBudget,
     enough to find a passage that could be ``altered``, at a fraction of the cost (for the
     documents other than the cited one, which are searched only for that).
 
-    ``quote``: ``needle``'s words and anchors when the caller already has them (one
-    tokenization per rejected quote, however many documents are searched).
+    ``quote`` is ``_quote(needle)`` when the caller has it already (:func:`nearest` reads the
+    quote's words once for every document it searches, not once per document).
 
     Raises:
         SearchLimitReached: ``budget`` ran out.
     """
-    quote = quote if quote is not None else _quote(needle)
+    if quote is None:
+        quote = _quote(needle)
     if not quote.words:
         return None
     hay = doc.text
@@ -202,12 +209,13 @@ def nearest(needle: str, cited: tuple[str, NormalizedText] | None,
     was cut short before either was shown.
     """
     local = SearchBudget(max(1, min(CLOSEST_STEPS, budget.limit - budget.used)))
-    quote = _quote(needle)
     best: tuple[str, NormalizedText, _Aligned] | None = None
     complete = True
+    quote = _quote(needle)
     try:
         docs = [cited] if cited is not None else []
-        for k, (doc_id, doc) in enumerate((*docs, *others)):
+        # lazily: the others are not even listed when the cited one holds a misquote
+        for k, (doc_id, doc) in enumerate(chain(docs, others)):
             if k and best is not None and best[2].score >= ALTERED_SCORE:
                 break
             local.spend()

@@ -1,0 +1,124 @@
+"""The gate's fast path (issue 24) answers exactly what the full path answers.
+
+Case by case over every benchmark suite (plain, markup, PDF, transcription, rejection), and
+over quotes hypothesis derives from those cases (derandomized: every run tries the same ones)
+by cutting them, changing their case and dropping in the characters that decide whether the
+fast path may answer: quotation marks, dashes, brackets, ellipses, soft hyphens, combining
+marks, line breaks, markers.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import pytest
+from cases import Case, build_cases, load_corpus
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from markup_cases import build_markup_cases, load_samples
+from pdf_cases import build_pdf_cases
+from transcription_cases import build_rejection_cases, build_transcription_cases
+
+from vcg_otel import Corpus
+from vcg_otel.gate.api import DEFAULT_MAX_GAP, checked_quote_gate, full_quote_gate
+from vcg_otel.gate.fast import fast_found, plain_needle
+from vcg_otel.gate.quote import parse_quote
+from vcg_otel.gate.search import SearchBudget
+
+Suite = tuple[Corpus, list[tuple[str, str]]]
+
+
+@cache
+def suites() -> dict[str, Suite]:
+    """Every accuracy suite of benchmarks/gate_accuracy.py as (corpus, [(quote, cited)])."""
+    plain = load_corpus()
+
+    def of(docs: dict[str, str], cases: list[Case]) -> Suite:
+        return Corpus(docs), [(c.quote, c.cited) for c in cases]
+
+    markup_docs, markup, _ = build_markup_cases(load_samples())
+    rejection_docs, rejected = build_rejection_cases()
+    return {
+        "plain": of(plain, build_cases(plain)),
+        "markup": of(markup_docs, markup),
+        "pdf": of(*build_pdf_cases(plain)),
+        "transcription": of(*build_transcription_cases()),
+        "rejection": (Corpus(rejection_docs), [(q, cited) for _, q, cited in rejected]),
+    }
+
+
+def full(quote: str, cited: str, corpus: Corpus) -> tuple[dict[str, object], int]:
+    budget = SearchBudget()
+    match = full_quote_gate(quote, cited, corpus, DEFAULT_MAX_GAP, budget)
+    return match.to_dict(), budget.used
+
+
+def gated(quote: str, cited: str, corpus: Corpus) -> tuple[dict[str, object], int]:
+    budget = SearchBudget()
+    match = checked_quote_gate(quote, cited, corpus, DEFAULT_MAX_GAP, budget)
+    return match.to_dict(), budget.used
+
+
+@pytest.mark.parametrize("suite", ["plain", "markup", "pdf", "transcription", "rejection"])
+def test_fast_answers_equal_the_full_path_on_every_suite_case(suite: str) -> None:
+    corpus, cases = suites()[suite]
+    answered = 0
+    for quote, cited in cases:
+        budget = SearchBudget()
+        fast = fast_found(quote, cited, corpus, budget)
+        if fast is None:
+            assert budget.used == 0, quote  # a fall-through leaves the budget as it was
+            continue
+        answered += 1
+        assert (fast.to_dict(), budget.used) == full(quote, cited, corpus), quote
+    if suite in ("plain", "pdf"):
+        assert answered  # the common quote of these suites does take the fast path
+
+
+def test_the_plain_needle_is_the_parsed_needle() -> None:
+    for quote, _ in suites()["plain"][1]:
+        needle = plain_needle(quote)
+        if needle is not None:
+            parsed = parse_quote(quote)
+            assert (parsed.needle, parsed.pieces, parsed.elided) == (needle, (needle,), False)
+
+
+def test_a_fall_through_leaves_a_shared_budget_as_it_was() -> None:
+    corpus = Corpus({"d": "alpha beta gamma delta", "e": "beta gamma"})
+    budget = SearchBudget(steps=100)
+    budget.spend(7)
+    assert fast_found("gamma delta epsilon", "d", corpus, budget) is None
+    assert fast_found("beta's gamma", "d", corpus, budget) is None  # not plain
+    assert fast_found("bet", "d", corpus, budget) is None  # inside a word
+    assert budget.used == 7
+
+
+_DROPPED_IN = st.sampled_from(
+    ["'", '"', "-", "--", " - ", "(", ")", "[", "]", "\u2026", "...", "\u00ad", "\u0301", "\n",
+     "\t", "  ", "#", "* ", "_", "|", "\u2019", "\u2014", "\u00a0", "\ufb01", "\u0430", "1,204",
+     "&amp;", "<b>", "[sic]", "(emphasis added)", ",", ";", ":", "."])
+
+
+@st.composite
+def derived_quote(draw: st.DrawFn) -> tuple[str, str, str]:
+    suite = draw(st.sampled_from(["plain", "markup", "pdf", "transcription"]))
+    _, cases = suites()[suite]
+    quote, cited = draw(st.sampled_from(cases))
+    words = quote.split(" ")
+    lo = draw(st.integers(0, max(0, len(words) - 1)))
+    hi = draw(st.integers(lo + 1, len(words)))
+    cut = " ".join(words[lo:hi])
+    if draw(st.booleans()):
+        at = draw(st.integers(0, len(cut)))
+        cut = cut[:at] + draw(_DROPPED_IN) + cut[at:]
+    case = draw(st.sampled_from(["as is", "upper", "lower"]))
+    cut = cut.upper() if case == "upper" else cut.lower() if case == "lower" else cut
+    return suite, cut, cited
+
+
+@settings(derandomize=True, database=None, max_examples=400, deadline=None)
+@given(derived_quote())
+def test_derived_quotes_get_the_full_paths_answer(drawn: tuple[str, str, str]) -> None:
+    suite, quote, cited = drawn
+    corpus = suites()[suite][0]
+    assert gated(quote, cited, corpus) == full(quote, cited, corpus)
