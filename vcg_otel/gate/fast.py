@@ -20,11 +20,11 @@ from __future__ import annotations
 import re
 
 from .corpus import Corpus
-from .markup import _LINE0, MARKUP_CHARS
-from .normalize import _CHUNK, _FOLD_TABLE, _MARKS_SEEN
-from .quote import _MARKS, strip_edges
+from .markup import LINE0, MARKUP_CHARS
+from .normalize import CHUNK_CHARS, FOLD_TABLE, MARKS_SEEN
+from .quote import MARKS, strip_edges
 from .result import GateMatch, GateResult
-from .search import SearchBudget, SearchLimitReached, Span, _find_contiguous
+from .search import SearchBudget, SearchLimitReached, Span, find_contiguous
 
 __all__ = ["fast_found", "plain_needle"]
 
@@ -39,15 +39,15 @@ _ALNUM = re.compile(r"[^\W_]")
 def plain_needle(quote: str) -> str | None:
     """``parse_quote(quote).needle`` for a quote that no stage but the character fold
     changes and that has a word; ``None`` for every other quote (the full parse decides)."""
-    if len(quote) > _CHUNK or _MARKS.search(quote) is not None:
+    if len(quote) > CHUNK_CHARS or MARKS.search(quote) is not None:
         return None  # an editorial mark (parse_quote's own test): pieces to chain
     if quote.isascii():
         folded = quote.lower()
     else:
-        folded = quote.translate(_FOLD_TABLE)
-        if _MARKS_SEEN and not _MARKS_SEEN.isdisjoint(quote):
+        folded = quote.translate(FOLD_TABLE)
+        if MARKS_SEEN and not MARKS_SEEN.isdisjoint(quote):
             return None  # combining marks fold by cluster: the full path
-    if _NOT_PLAIN.search(folded) is not None or _LINE0.match(folded) is not None:
+    if _NOT_PLAIN.search(folded) is not None or LINE0.match(folded) is not None:
         return None
     out = folded.strip()
     if not out or out[0] in _MARKER_STARTS:
@@ -70,7 +70,7 @@ def fast_found(quote: str, cited: str | None, corpus: Corpus,
         return None
     used, next_look = budget.used, budget.next_look
     try:
-        span = _find_contiguous(doc.text, needle, budget)
+        span = find_contiguous(doc.text, needle, budget)
     except SearchLimitReached:
         span = None
     if span is None:

@@ -195,7 +195,7 @@ _TRIGGERS = (
     ("\\", re.compile(r"\\(?=[!-/:-@\[-`{-~])")),
 )
 # The same line-start markers at the very beginning of the text.
-_LINE0 = re.compile(r"[ \t]*(?=[#>*+\-|=`~\[])")
+LINE0 = re.compile(r"[ \t]*(?=[#>*+\-|=`~\[])")
 
 # Every character at which markup_edits or skippable_edits can find anything: the construct
 # triggers (shortcut references need "[" and "]" too), the skippable characters and the pipe.
@@ -210,7 +210,7 @@ def may_have_markup(text: str) -> bool:
     no line-start marker at the very beginning. One C-level scan, so a short quote of plain
     prose skips the markup passes (about a third of its normalization) altogether.
     """
-    return _LINE0.match(text) is not None or _MARKUP_CHAR.search(text) is not None
+    return LINE0.match(text) is not None or _MARKUP_CHAR.search(text) is not None
 
 
 
@@ -600,7 +600,7 @@ def markup_edits(text: str, html: bool = False, lines: bool = True) -> list[Edit
     triggers = _trigger_positions(text)
     if html or not lines:
         triggers = [t for t in triggers if t[1]]
-    first = _LINE0.match(text)
+    first = LINE0.match(text)
     if first is not None and lines and not html:
         resume = _line_start(text, first.end(), edits)
     elif first is not None and not lines:

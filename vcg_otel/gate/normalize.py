@@ -253,21 +253,21 @@ class _FoldTable(dict[int, str]):
 
     Used by :func:`normalize`, which needs no offset map: one C-level pass instead of the
     run-by-run stage A. Combining marks fold by cluster, not alone, so texts holding one take
-    the full path (:data:`_MARKS_SEEN` tells).
+    the full path (:data:`MARKS_SEEN` tells).
     """
 
     def __missing__(self, code: int) -> str:
         ch = chr(code)
         folded, is_mark = _char_info(ch)
         if is_mark:
-            _MARKS_SEEN.add(ch)
+            MARKS_SEEN.add(ch)
         if len(self) < 65_536:
             self[code] = folded
         return folded
 
 
-_MARKS_SEEN: set[str] = set()
-_FOLD_TABLE = _FoldTable({code: chr(code).lower() for code in range(128)})
+MARKS_SEEN: set[str] = set()
+FOLD_TABLE = _FoldTable({code: chr(code).lower() for code in range(128)})
 
 
 def _map_run(run: str, base: int, writer: _UnitWriter, source: str) -> None:
@@ -483,7 +483,7 @@ def _stage_b(text: str, writer: _UnitWriter, first: bool, last: bool) -> str:
 # stays near the size of the output. Chunks are cut between two ASCII letters or digits, where
 # no rule of stage A or B can look across the cut (a markup construct still could, rarely: a
 # tag or link that spans more than a paragraph).
-_CHUNK = 1 << 16
+CHUNK_CHARS = 1 << 16
 _CUT = re.compile(r"[A-Za-z0-9](?=[A-Za-z0-9])")
 # Preferably in the first word of a paragraph (after a blank line), where no Markdown link or
 # emphasis of the previous paragraph can reach across the cut; else in the first word after a
@@ -496,7 +496,7 @@ _CUT_REACH = 1 << 14
 def _normalize(text: str) -> tuple[str, OffsetMap, tuple[OffsetMap, ...], OffsetMap, int]:
     """Normalized text, the maps of stage A, of each stage-M slot and of stage B, and how many
     leading characters of stage B's output were block markers (removed)."""
-    if len(text) <= _CHUNK:
+    if len(text) <= CHUNK_CHARS:
         a, b = _UnitWriter(), _UnitWriter()
         view, passes, _ = _markup_passes(_stage_a(text, a))
         out = _stage_b(view, b, True, True)
@@ -511,11 +511,11 @@ def _normalize(text: str) -> tuple[str, OffsetMap, tuple[OffsetMap, ...], Offset
     start = out_pos = 0
     while start < len(text):
         cut = None
-        if start + _CHUNK < len(text):
-            reach = start + _CHUNK + _CUT_REACH
-            cut = (_PARAGRAPH_CUT.search(text, start + _CHUNK, reach)
-                   or _WORD_CUT.search(text, start + _CHUNK, reach)
-                   or _CUT.search(text, start + _CHUNK))
+        if start + CHUNK_CHARS < len(text):
+            reach = start + CHUNK_CHARS + _CUT_REACH
+            cut = (_PARAGRAPH_CUT.search(text, start + CHUNK_CHARS, reach)
+                   or _WORD_CUT.search(text, start + CHUNK_CHARS, reach)
+                   or _CUT.search(text, start + CHUNK_CHARS))
         end = cut.end() if cut else len(text)
         a, b = _UnitWriter(), _UnitWriter()
         mid = _stage_a(text[start:end], a)
@@ -587,9 +587,9 @@ def normalize(text: str) -> str:
     """
     if not isinstance(text, str):
         raise TypeError(f"text must be str, not {type(text).__name__}")
-    if len(text) <= _CHUNK:
-        mid = text.lower() if text.isascii() else text.translate(_FOLD_TABLE)
-        if not (_MARKS_SEEN and not _MARKS_SEEN.isdisjoint(text)):
+    if len(text) <= CHUNK_CHARS:
+        mid = text.lower() if text.isascii() else text.translate(FOLD_TABLE)
+        if not (MARKS_SEEN and not MARKS_SEEN.isdisjoint(text)):
             # Plain prose skips the markup passes and the layout scan (see may_have_markup
             # and _LAYOUT_POSSIBLE): the same output, at a fraction of the cost per quote.
             view = _markup_passes(mid)[0]

@@ -37,7 +37,7 @@ _MARKS_BODY = (
 # engine skip to them with a character-set scan instead of trying every alternative at every
 # position (four times faster on a quote), with the same matches.
 _MARK_STARTS = "[(\u2026."
-_MARKS = re.compile(rf"(?=[{re.escape(_MARK_STARTS)}])(?:{_MARKS_BODY})", re.IGNORECASE)
+MARKS = re.compile(rf"(?=[{re.escape(_MARK_STARTS)}])(?:{_MARKS_BODY})", re.IGNORECASE)
 # Cheap pre-check: a quote with none of these characters carries no editorial mark.
 _MAYBE_MARK = re.compile(r"[\[(\u2026]|\.\s?\.")
 # Characters trimmed from the edges of a normalized quote or piece: spaces, quotation marks
@@ -146,7 +146,7 @@ def parse_quote(quote: str) -> ParsedQuote:
     plain = ParsedQuote(needle, (needle,) if needle else (), False)
     if _MAYBE_MARK.search(quote) is None:
         return plain
-    marks = list(_MARKS.finditer(quote))
+    marks = list(MARKS.finditer(quote))
     if not marks:
         return plain
     inserted = sum(_alnum_count(m.group()) for m in marks if m.lastgroup == "insertion")

@@ -210,7 +210,7 @@ class Span:
     forgiven: tuple[str, ...] = ()
 
 
-def _find_contiguous(hay: str, needle: str, budget: SearchBudget,
+def find_contiguous(hay: str, needle: str, budget: SearchBudget,
                      edges: tuple[bool, bool] = (False, False)) -> Span | None:
     budget.scan(len(hay))
     lead, trail = edges
@@ -363,7 +363,7 @@ def _find_chain(doc: NormalizedText, pieces: tuple[str, ...], gaps: tuple[bool, 
         if piece not in hay:
             return None
     if len(pieces) == 1:
-        span = _find_contiguous(hay, pieces[0], budget, edges)
+        span = find_contiguous(hay, pieces[0], budget, edges)
         return None if span is None else Span(span.start, span.end, span.pieces, True)
     return _Chain(doc, pieces, gaps, max_gap, budget, edges).run()
 
@@ -388,7 +388,7 @@ def find_quote(
     if budget is None:
         budget = SearchBudget()
     if quote.needle:
-        span = _find_contiguous(doc.text, quote.needle, budget)
+        span = find_contiguous(doc.text, quote.needle, budget)
         if span is not None:
             return span
     if quote.literal:

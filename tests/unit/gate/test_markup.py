@@ -300,9 +300,9 @@ def test_long_markdown_is_cut_into_chunks_between_paragraphs(
         monkeypatch: pytest.MonkeyPatch) -> None:
     module = sys.modules["vcg_otel.gate.normalize"]
     paragraph = "See [the guide for part {n}](https://x.y/{n}) and **more** about it.\n\n"
-    text = "".join(paragraph.format(n=n) for n in range(3 * module._CHUNK // len(paragraph)))
+    text = "".join(paragraph.format(n=n) for n in range(3 * module.CHUNK_CHARS // len(paragraph)))
     chunked = normalize_with_map(text)
-    monkeypatch.setattr(module, "_CHUNK", 10**12)  # one chunk: the reference
+    monkeypatch.setattr(module, "CHUNK_CHARS", 10**12)  # one chunk: the reference
     whole = normalize_with_map(text)
     assert chunked.text == whole.text
     assert "](" not in chunked.text

@@ -138,14 +138,14 @@ def test_offsets_point_at_the_original_passage() -> None:
 def test_large_documents_normalize_in_chunks_with_the_same_result() -> None:
     module = sys.modules["vcg_otel.gate.normalize"]
     unit = "Alpha  beta\u2014gamma ﬁ \u03bb-\nfunction, caf\u00e9 \u0441\u043e\u0441. "
-    text = unit * (module._CHUNK // len(unit) * 3)
+    text = unit * (module.CHUNK_CHARS // len(unit) * 3)
     chunked = normalize_with_map(text)
-    old = module._CHUNK
-    module._CHUNK = 10**12
+    old = module.CHUNK_CHARS
+    module.CHUNK_CHARS = 10**12
     try:
         whole = normalize_with_map(text)
     finally:
-        module._CHUNK = old
+        module.CHUNK_CHARS = old
     assert chunked.text == whole.text
     for pos in (0, 17, len(whole.text) // 2, len(whole.text) - 5):
         assert chunked.original_span(pos, pos + 5) == whole.original_span(pos, pos + 5)
@@ -286,5 +286,5 @@ _mark_text = st.lists(
 def test_editorial_marks_found_from_their_first_characters_equal_a_full_scan(text: str) -> None:
     quote = sys.modules["vcg_otel.gate.quote"]
     full = re.compile(quote._MARKS_BODY, re.IGNORECASE)
-    fast = [(m.span(), m.lastgroup) for m in quote._MARKS.finditer(text)]
+    fast = [(m.span(), m.lastgroup) for m in quote.MARKS.finditer(text)]
     assert fast == [(m.span(), m.lastgroup) for m in full.finditer(text)]
