@@ -12,20 +12,22 @@ from .reading.generic import (
     DOCUMENT_ARGUMENTS,
     MAX_CLAIM_CONTEXT,
     MAX_DEPTH,
+    call_arguments,
+    call_sources,
+    citation_from_item,
+    citations_from_item,
+    extract_citations,
+    extract_documents,
+)
+from .reading.walk import (
     MAX_ID_CHARS,
     MAX_NODES,
     MAX_SECONDS,
     MAX_TEXT_CHARS,
     SLOW_READ_SECONDS,
     Budget,
-    call_arguments,
-    call_sources,
     charging,
-    citation_from_item,
-    citations_from_item,
     document_id,
-    extract_citations,
-    extract_documents,
     within_budget,
 )
 

@@ -30,7 +30,8 @@ Documents: a mapping of id to text; a dict with a ``documents`` list; lists of s
 ``metadata``), LlamaIndex nodes (``node_id``/``id_``, ``get_content()``/``text``, or
 ``NodeWithScore.node``) and Haystack ``Document`` (``content``, ``id``).
 
-Ids: a document id is a ``str`` of 1 to :data:`MAX_ID_CHARS` characters with no control
+Ids: a document id is a ``str`` of 1 to
+:data:`~vcg_otel.reading.walk.MAX_ID_CHARS` characters with no control
 characters (no newlines), or an ``int`` (written in decimal) — what the gate accepts. A value in
 a ``doc_id`` field that is not an id (a dict, a list, a 10 kB string) is not turned into one
 with ``str()``: the citation keeps its quote and names no document. An inline id is the text in
@@ -42,8 +43,8 @@ depth: every container is visited once however often the result refers to it (a 
 as ``a = [a] * n`` costs ``n`` per level, not ``n ** depth``), inline quotes are found in one
 pass, and a walk that uses up its nodes, answer-text characters or seconds stops where it is,
 keeps what it found and says why (:attr:`Budget.exhausted`); one attribute read slower than
-:data:`SLOW_READ_SECONDS` ends the walk and that object is not read again. Extraction never
-mutates what it reads.
+:data:`~vcg_otel.reading.walk.SLOW_READ_SECONDS` ends the walk and that object is not read
+again. Extraction never mutates what it reads.
 """
 
 from __future__ import annotations
@@ -56,11 +57,6 @@ from typing import Any
 from .. import markers
 from ..citation import Citation
 from .walk import (
-    MAX_ID_CHARS,
-    MAX_NODES,
-    MAX_SECONDS,
-    MAX_TEXT_CHARS,
-    SLOW_READ_SECONDS,
     Budget,
     charge,
     charging,
@@ -70,15 +66,13 @@ from .walk import (
     integer,
     is_list,
     text_of,
-    within_budget,
 )
 
-# The bounded reading primitives live in :mod:`.walk`; their names stay importable from here
-# and from :mod:`vcg_otel.extract` (``Budget``, ``MAX_NODES``, ...), as they always were.
-__all__ = ["DOCUMENT_ARGUMENTS", "MAX_DEPTH", "MAX_ID_CHARS", "MAX_NODES", "MAX_SECONDS",
-           "MAX_TEXT_CHARS", "SLOW_READ_SECONDS", "Budget", "call_arguments", "call_sources",
-           "charging", "citation_from_item", "citations_from_item", "document_id",
-           "extract_citations", "extract_documents", "within_budget"]
+# The bounded reading primitives live in :mod:`.walk`; :mod:`vcg_otel.extract` re-exports
+# them (``Budget``, ``MAX_NODES``, ...), as it always did.
+__all__ = ["DOCUMENT_ARGUMENTS", "MAX_CLAIM_CONTEXT", "MAX_DEPTH", "call_arguments",
+           "call_sources", "citation_from_item", "citations_from_item", "extract_citations",
+           "extract_documents"]
 
 #: Nested containers deeper than this are not searched (hostile or cyclic results).
 MAX_DEPTH = 6
