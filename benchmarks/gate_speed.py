@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from cases import COMMON_WORDS, Case, build_cases, common_words_docs, load_corpus
-from markup_cases import naive_normalize as original_normalize
+from gate_accuracy import NaiveGate
 
 from vcg_otel import Corpus, normalize, quote_gate
 from vcg_otel.gate import DEFAULT_SEARCH_STEPS, DocumentCache, SearchBudget
@@ -84,24 +84,12 @@ def cached_naive_gate(quote: str, cited: str, normed: dict[str, str]) -> str:
     return "not_found"
 
 
-class OriginalGate:
+class OriginalGate(NaiveGate):
     """The original verbatim-citation-gate's method with every document normalized once:
     punctuation folded to spaces, lower-cased (NFKC + casefold), whitespace collapsed, then a
     substring test on word boundaries (the needle and each document padded with a space).
-    Only the quote is normalized per call: the fastest the original's method can be."""
-
-    def __init__(self, docs: dict[str, str]) -> None:
-        self.docs = {k: f" {original_normalize(v)} " for k, v in docs.items()}
-
-    def __call__(self, quote: str, cited: str) -> str:
-        q = f" {original_normalize(quote)} "
-        if not q.strip():
-            return "not_found"
-        if cited in self.docs and q in self.docs[cited]:
-            return "found"
-        if any(q in text for k, text in self.docs.items() if k != cited):
-            return "misattributed"
-        return "not_found"
+    Only the quote is normalized per call: the fastest the original's method can be. It is
+    gate_accuracy's naive baseline, which follows the original's method."""
 
 
 # --- helpers -----------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import settings
 from support.fake_openai import FakeOpenAI
 from support.phoenix_server import PhoenixServer
+from support.telemetry import Telemetry
 
 # Property tests run the same examples on every run (derived from each test, not a random
 # seed) and keep no example database between runs: CI fails the same way or not at all.
@@ -88,3 +89,11 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if (os.environ.get("CI") and reporter is not None and _skip_reasons(reporter)
             and session.exitstatus == pytest.ExitCode.OK):
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+@pytest.fixture
+def telemetry() -> Iterator[Telemetry]:
+    t = Telemetry()
+    yield t
+    t.tracer_provider.shutdown()
+    t.meter_provider.shutdown()

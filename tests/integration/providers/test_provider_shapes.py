@@ -16,7 +16,6 @@ import os
 import subprocess
 import sys
 from collections import defaultdict
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -34,14 +33,6 @@ _SUPPORTS = json.dumps({"verdict": "supports", "confidence": 0.9, "reasoning": "
 
 def supports(system: str, user: str) -> JudgeResponse:
     return JudgeResponse(_SUPPORTS, Usage(100, 10), "judge-model")
-
-
-@pytest.fixture
-def telemetry() -> Iterator[Telemetry]:
-    t = Telemetry()
-    yield t
-    t.tracer_provider.shutdown()
-    t.meter_provider.shutdown()
 
 
 def decorator_outcomes(result: Any, arguments: dict[str, Any], telemetry: Telemetry

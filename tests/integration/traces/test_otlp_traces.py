@@ -10,44 +10,20 @@ OTLP backend receiving our spans and log records.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-from support.fake_openai import FakeOpenAI, Reply
 from support.otlp_json import sdk_request, write_lines
 from support.otlp_receiver import Receiver, attributes
-from support.rag_apps import App, build, live_outcomes, run_traced, trace_outcomes
+from support.rag_apps import App, live_outcomes, run_traced, trace_outcomes
 from support.rotel_collector import rotel
 
 from vcg_otel.cli import main
 
 FRAMEWORKS = ["langchain", "llamaindex", "haystack"]
-
-
-@pytest.fixture(scope="module")
-def model() -> Iterator[FakeOpenAI]:
-    server = FakeOpenAI().start()
-    yield server
-    server.stop()
-
-
-@pytest.fixture(scope="module")
-def apps(model: FakeOpenAI, tmp_path_factory: pytest.TempPathFactory) -> Any:
-    built: dict[str, App] = {}
-
-    def get(name: str) -> App:
-        if name not in built:
-            built[name] = build(name, model, tmp_path_factory.mktemp(name))
-        app = built[name]
-        text = app.quotes.answer()
-        model.responder = lambda body: Reply(text, prompt_tokens=120, completion_tokens=60)
-        return app
-
-    return get
 
 
 def audit_file(path: Path, *extra: str) -> tuple[int, list[dict[str, Any]]]:

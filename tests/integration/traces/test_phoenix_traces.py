@@ -9,7 +9,6 @@ OpenInference instrumentors, a model over HTTP (support.fake_openai), a real Pho
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,41 +17,11 @@ from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExport
 from support.fake_openai import FakeOpenAI
 from support.frameworks import project
 from support.phoenix_server import PhoenixServer, poll
-from support.rag_apps import App, CountingIds, build, live_outcomes, run_traced, trace_outcomes
+from support.rag_apps import App, CountingIds, live_outcomes, run_traced, trace_outcomes
 
 from vcg_otel.cli import main
 
 FRAMEWORKS = ["langchain", "llamaindex", "haystack"]
-
-
-@pytest.fixture(scope="module")
-def model() -> Iterator[FakeOpenAI]:
-    server = FakeOpenAI().start()
-    yield server
-    server.stop()
-
-
-@pytest.fixture(scope="module")
-def apps(model: FakeOpenAI, tmp_path_factory: pytest.TempPathFactory) -> Any:
-    """``apps(name)``: that framework's app, built once for the module (skipped when the
-    framework is missing), its answer scripted on the model."""
-    built: dict[str, App] = {}
-
-    def get(name: str) -> App:
-        if name not in built:
-            built[name] = build(name, model, tmp_path_factory.mktemp(name))
-        app = built[name]
-        model.responder = _answering(app)
-        return app
-
-    return get
-
-
-def _answering(app: App) -> Any:
-    from support.fake_openai import Reply
-
-    text = app.quotes.answer()
-    return lambda body: Reply(text, prompt_tokens=120, completion_tokens=60)
 
 
 def send(app: App, phoenix: PhoenixServer, name: str, times: int = 1,
