@@ -270,6 +270,10 @@ class Auditor:
                 continue
             budget = SearchBudget(max(1, min(DEFAULT_SEARCH_STEPS, left)), deadline)
             gate = self._gate_one(c, corpus, budget)
+            if gate is not None:
+                # a rejected quote's diagnosis is worked out on first use; telemetry reads it,
+                # so it is done now: its time counts as the gate's, its steps as the audit's
+                gate.diagnosis.value  # noqa: B018
             left -= budget.used
             cut = False
             located = None

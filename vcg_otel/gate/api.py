@@ -21,12 +21,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .closest import nearest
+from .closest import CLOSEST_STEPS, nearest
 from .corpus import Corpus, corpus_for
 from .fast import fast_found
 from .normalize import normalize_with_map
 from .quote import parse_quote
-from .result import GateMatch, GateResult, NotFoundReason
+from .result import Diagnosis, GateMatch, GateResult, LazyDiagnosis, NotFoundReason
 from .search import DEFAULT_MAX_GAP, SearchBudget, SearchLimitReached, Span, find_quote
 from .slips import tokens
 
@@ -182,12 +182,23 @@ def full_quote_gate(quote: str, cited: str | None, corpus: Corpus, max_gap: int,
 
 def _rejected(needle: str, cited: str, corpus: Corpus, budget: SearchBudget) -> GateMatch:
     """``not_found`` / ``no_match`` for a quote shown absent, with how it differs from the
-    closest passage of the documents (:func:`~vcg_otel.gate.closest.nearest`)."""
-    words = sorted({m.group() for m in tokens(needle)}, key=lambda w: (-len(w), w))
-    kind, closest = nearest(needle, (cited, corpus.normalized(cited)),
-                            corpus.documents_near(words, cited), budget)
+    closest passage of the documents (:func:`~vcg_otel.gate.closest.nearest`), worked out
+    when first read (:class:`~vcg_otel.gate.result.LazyDiagnosis`).
+
+    The search's allowance is fixed now, from what ``budget`` has left, so the diagnosis is
+    the same whenever it is read; its steps are charged to ``budget`` when it runs."""
+    allowance = max(1, min(CLOSEST_STEPS, budget.limit - budget.used))
+
+    def diagnose() -> Diagnosis:
+        words = sorted({m.group() for m in tokens(needle)}, key=lambda w: (-len(w), w))
+        own = SearchBudget(allowance)
+        diagnosis = nearest(needle, (cited, corpus.normalized(cited)),
+                            corpus.documents_near(words, cited), own)
+        budget.used += own.used
+        return diagnosis
+
     return GateMatch(GateResult.NOT_FOUND, cited, reason=NotFoundReason.NO_MATCH,
-                     rejection=kind, closest=closest)
+                     diagnosis=LazyDiagnosis(diagnose))
 
 
 def _int_arg(value: object, name: str) -> int:

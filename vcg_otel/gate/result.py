@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from .._enum import StrEnum
 
-__all__ = ["ClosestPassage", "GateMatch", "GateResult", "NotFoundReason", "RejectionKind"]
+__all__ = ["ClosestPassage", "Diagnosis", "GateMatch", "GateResult", "LazyDiagnosis",
+           "NotFoundReason", "RejectionKind"]
 
 
 class GateResult(StrEnum):
@@ -70,6 +73,53 @@ class ClosestPassage:
                 "replaced": [list(r) for r in self.replaced]}
 
 
+#: ``(rejection, closest)`` of a rejected quote.
+Diagnosis = tuple[RejectionKind | None, ClosestPassage | None]
+
+
+class LazyDiagnosis:
+    """How a rejected quote differs from the documents, worked out on first use.
+
+    The verdict never depends on it, and most callers only want the verdict: the search for
+    the closest passage (:mod:`vcg_otel.gate.closest`) costs more than the gate's own search,
+    so it runs when :attr:`GateMatch.rejection` or :attr:`GateMatch.closest` is first read
+    (telemetry reads them at once), once, and the same every time (its allowance of steps is
+    fixed when the quote is rejected). Thread-safe: two threads reading at once compute it
+    once.
+    """
+
+    __slots__ = ("_compute", "_lock", "_value")
+
+    def __init__(self, compute: Callable[[], Diagnosis]) -> None:
+        self._compute: Callable[[], Diagnosis] | None = compute
+        self._value: Diagnosis = (None, None)
+        self._lock = threading.Lock()
+
+    @classmethod
+    def known(cls, rejection: RejectionKind | None,
+              closest: ClosestPassage | None) -> LazyDiagnosis:
+        """A diagnosis already worked out."""
+        done = cls.__new__(cls)
+        done._compute = None
+        done._value = (rejection, closest)
+        done._lock = threading.Lock()
+        return done
+
+    @property
+    def value(self) -> Diagnosis:
+        """``(rejection, closest)``, computed now if it was not yet."""
+        if self._compute is not None:
+            with self._lock:
+                compute = self._compute
+                if compute is not None:
+                    self._value = compute()
+                    self._compute = None  # drops what it held: the corpus, the quote
+        return self._value
+
+
+_NO_DIAGNOSIS = LazyDiagnosis.known(None, None)
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class GateMatch:
     """The gate's answer with its evidence. Compares equal to the plain result string.
@@ -92,11 +142,9 @@ class GateMatch:
             exchanged), ``hyphen`` (a compound's hyphen written as a space or dropped, or
             added), ``thousands_separator`` (``1,204`` quoted ``1204``); empty when the quote
             matched as written (see :mod:`vcg_otel.gate.slips`).
-        rejection: for a quote shown absent (``not_found`` / ``no_match``), ``altered`` (a
-            passage matches all but a few words: a misquote) or ``invented`` (nothing close in
-            any document); ``None`` otherwise, or when the search for a close passage was cut
-            short before either was shown (see :mod:`vcg_otel.gate.closest`).
-        closest: the closest passage found for a rejected quote, its score and word diffs.
+        diagnosis: how a rejected quote differs from the documents, read through
+            :attr:`rejection` and :attr:`closest` (worked out when first read: see
+            :class:`LazyDiagnosis`).
     """
 
     result: GateResult
@@ -110,8 +158,20 @@ class GateMatch:
     source_document_ids: tuple[str, ...] = ()
     reason: NotFoundReason | None = None
     forgiven: tuple[str, ...] = ()
-    rejection: RejectionKind | None = None
-    closest: ClosestPassage | None = None
+    diagnosis: LazyDiagnosis = field(default=_NO_DIAGNOSIS, repr=False)
+
+    @property
+    def rejection(self) -> RejectionKind | None:
+        """For a quote shown absent (``not_found`` / ``no_match``), ``altered`` (a passage
+        matches all but a few words: a misquote) or ``invented`` (nothing close in any
+        document); ``None`` otherwise, or when the search for a close passage was cut short
+        before either was shown (see :mod:`vcg_otel.gate.closest`)."""
+        return self.diagnosis.value[0]
+
+    @property
+    def closest(self) -> ClosestPassage | None:
+        """The closest passage found for a rejected quote, its score and word diffs."""
+        return self.diagnosis.value[1]
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, str):  # GateResult is a str too

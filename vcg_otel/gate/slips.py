@@ -33,7 +33,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import pairwise
+from itertools import accumulate, islice, pairwise
 from typing import Protocol
 
 __all__ = ["MAX_SLIP_CHARS", "SlipMatch", "find_slipped", "tokens"]
@@ -45,6 +45,7 @@ MAX_SLIP_CHARS = 4000
 # A word: letters and digits, with apostrophes inside (``don't``); a number with decimal points
 # or thousands separators is one token (``1,204``, ``2.5``).
 _TOKEN = re.compile(r"\d+(?:[.,]\d+)+|[^\W_]+(?:'[^\W_]+)*")
+_TOKEN_SPLIT = re.compile(f"({_TOKEN.pattern})")  # split keeps the words
 _SOFT = frozenset(" ,;:-")
 _THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d{4,}(?:\.\d+)?")
 # What a separator between two words may become (a space, a comma, a dash, a glued hyphen…).
@@ -121,20 +122,20 @@ class _Shape:
 
 @lru_cache(maxsize=512)
 def _shape(needle: str) -> _Shape | None:
-    found = tokens(needle)
-    if not found:
+    # One split gives head, word, separator, word, ..., tail: a quote of a few dozen words
+    # is cut at C speed, not one match object at a time.
+    parts = _TOKEN_SPLIT.split(needle)
+    if len(parts) == 1:
         return None
-    words = tuple(m.group() for m in found)
-    seps = tuple(needle[a.end():b.start()] for a, b in pairwise(found))
-    candidates = sorted(((m.group(), m.start()) for m in found if not m.group()[0].isdigit()),
-                        key=lambda wc: -len(wc[0]))
-    seen: set[str] = set()
-    anchors = []
-    for word, offset in candidates:
-        if word not in seen:
-            seen.add(word)
-            anchors.append((word, offset))
-    return _Shape(words, seps, needle[:found[0].start()], needle[found[-1].end():],
+    words = tuple(parts[1::2])
+    # word k starts where parts[0..2k] end
+    starts = islice(accumulate(map(len, parts)), 0, None, 2)
+    first: dict[str, int] = {}  # each word at its first offset, in quote order
+    for word, offset in zip(words, starts, strict=False):  # starts has one more: the end
+        if word not in first and not word[0].isdigit():
+            first[word] = offset
+    anchors = sorted(first.items(), key=lambda wo: -len(wo[0]))
+    return _Shape(words, tuple(parts[2:-1:2]), parts[0], parts[-1],
                   tuple(anchors[:_ANCHORS]), tuple(w for w, _ in anchors if len(w) >= 3))
 
 
