@@ -5,11 +5,16 @@ closest passage's offsets in the original text, a score and the word diffs. The 
 
 from __future__ import annotations
 
+from typing import Any
+
+import pytest
 from cases import load_corpus
 
 from vcg_otel import Corpus, quote_gate
 from vcg_otel.gate import NotFoundReason, RejectionKind, SearchBudget, normalize
+from vcg_otel.gate import api as gate_api
 from vcg_otel.gate.closest import CLOSEST_STEPS, nearest
+from vcg_otel.gate.result import Diagnosis
 
 _ABSTRACTS = load_corpus()
 _IDS = list(_ABSTRACTS)
@@ -71,8 +76,39 @@ def test_a_closest_passage_search_cut_short_never_claims_invented() -> None:
 
 def test_the_closest_passage_search_takes_at_most_its_share_of_a_shared_budget() -> None:
     budget = SearchBudget(100_000)
-    quote_gate(_ABSTRACTS[_IDS[-1]].split(". ")[0], CITED, CORPUS, budget=budget)
+    m = quote_gate(_ABSTRACTS[_IDS[-1]].split(". ")[0], CITED, CORPUS, budget=budget)
+    before = budget.used
+    assert m.rejection is RejectionKind.INVENTED  # the search runs now, charged to the budget
+    assert budget.used > before
     assert budget.used <= CLOSEST_STEPS + 3 * len(DOCS)
+
+
+def test_the_verdict_alone_never_runs_the_closest_passage_search(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    calls: list[str] = []
+
+    def counted(needle: str, *rest: Any) -> Diagnosis:
+        calls.append(needle)
+        return nearest(needle, *rest)
+
+    monkeypatch.setattr(gate_api, "nearest", counted)
+    m = quote_gate(SOURCE.replace("improves", "degrades"), CITED, CORPUS)
+    assert m == "not_found" and m.reason is NotFoundReason.NO_MATCH and calls == []
+    assert m.rejection is RejectionKind.ALTERED and m.closest is not None
+    assert m.closest.replaced == (("improves", "degrades"),)
+    assert len(calls) == 1  # worked out once, on first read; the second read reuses it
+
+
+def test_a_diagnosis_read_late_gets_the_steps_its_budget_had_left_at_rejection() -> None:
+    unseen = _ABSTRACTS[_IDS[-1]].split(". ")[0]
+    budget = SearchBudget(100_000)
+    budget.used = 100_000 - 45  # enough to show the quote absent (39), not to search on
+    m = quote_gate(unseen, CITED, CORPUS, budget=budget)
+    assert m.reason is NotFoundReason.NO_MATCH
+    budget.used = 0  # steps freed later do not change the answer
+    assert m.rejection is None  # cut short: never called invented
+    assert quote_gate(unseen, CITED, CORPUS).rejection is RejectionKind.INVENTED
 
 
 def test_a_found_quote_carries_no_rejection() -> None:
