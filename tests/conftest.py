@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,6 +17,13 @@ from support.telemetry import Telemetry
 # Random exploration belongs to the fuzz targets (fuzz/), which run on their own.
 settings.register_profile("deterministic", derandomize=True, database=None)
 settings.load_profile("deterministic")
+
+# A shell starts a background job (``pytest &``, ``nohup``) with SIGINT ignored, and Python
+# then installs no KeyboardInterrupt handler, in this process or in the processes it starts:
+# every Ctrl-C test would pass or fail on how the suite was launched. Restore the handler
+# (the children then start with SIGINT at its default, and install theirs).
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture

@@ -5,14 +5,14 @@ matches all but a few of its words: ``increased`` where the source says ``decrea
 dropped ``not``) or **invented** (nothing close in any document). Users fix the two
 differently upstream, so the gate tells them apart; the verdict stays ``not_found`` either way.
 
-Runs only for rejected quotes, after the search has shown the quote absent, and only when
-the diagnosis is first read (:class:`~vcg_otel.gate.result.LazyDiagnosis`), so the found path
-never pays for it, nor a caller who wants only the verdict. The search is bounded: it votes for the place a passage would start, from
-the occurrences of the quote's longer words (each word that occurs too often is skipped: it
-tells nothing), then aligns the quote's words with the words of the best few places
-(:class:`difflib.SequenceMatcher`). All of it is charged to a budget; when the budget runs out
-the search stops with what it has, and a quote not shown close to anything is not called
-``invented`` (see :func:`closest_passage`).
+Runs only for rejected quotes, after the search has shown the quote absent, and only when the
+diagnosis is first read (:class:`~vcg_otel.gate.result.LazyDiagnosis`), so the found path never
+pays for it, nor a caller who wants only the verdict. The search is bounded: it votes for the
+place a passage would start, from the occurrences of the quote's longer words (each word that
+occurs too often is skipped: it tells nothing), then aligns the quote's words with the words of
+the best few places (:class:`difflib.SequenceMatcher`). All of it is charged to a budget; when
+the budget runs out the search stops with what it has, and a quote not shown close to anything
+is not called ``invented`` (see :func:`closest_passage`).
 """
 
 from __future__ import annotations
