@@ -20,8 +20,8 @@ from vcg_otel import audited_citations
 from vcg_otel.llm import LiteLLMJudge
 from vcg_otel.phoenix import register
 
-SECRET_CLAIM = "Patient 4471 responds to drug Zeta-9"
-SECRET_QUOTE = "patient 4471 showed full remission on Zeta-9"
+SECRET_CLAIM = "Patient Halvorsen responds to drug Zeta-9"
+SECRET_QUOTE = "patient Halvorsen showed full remission on Zeta-9"
 DOCS = {"chart": f"Notes: {SECRET_QUOTE} after six weeks.", "other": "Unrelated record."}
 API_KEY = "sk-live-DO-NOT-LEAK-1234567890"
 
@@ -45,7 +45,7 @@ def test_content_capture_off_leaves_nothing_in_spans_events_annotations_metrics_
     def answer(documents: dict[str, str]) -> dict[str, Any]:
         return {"citations": [
             {"claim": SECRET_CLAIM, "quote": SECRET_QUOTE, "doc_id": "chart"},
-            {"claim": SECRET_CLAIM, "quote": "Zeta-9 cured patient 4471", "doc_id": "chart"}]}
+            {"claim": SECRET_CLAIM, "quote": "Zeta-9 cured patient Halvorsen", "doc_id": "chart"}]}
 
     with caplog.at_level(logging.DEBUG):
         answer(DOCS)
@@ -60,7 +60,8 @@ def test_content_capture_off_leaves_nothing_in_spans_events_annotations_metrics_
         caplog.text,
     ])
     assert len(notes) >= 3 and "citation.check" in exported  # there is something to search
-    for secret in (SECRET_CLAIM, SECRET_QUOTE, "Zeta-9", "4471", API_KEY):
+    # words, not bare numbers: "4471" once matched a timestamp (00:55:00.447194)
+    for secret in (SECRET_CLAIM, SECRET_QUOTE, "Zeta-9", "Halvorsen", API_KEY):
         assert secret not in exported, secret
     provider.shutdown()
 
@@ -123,7 +124,7 @@ def test_capture_off_records_an_exceptions_type_never_its_message(where: str) ->
     assert event.attributes["exception.type"] in ("ValueError", "RuntimeError")
     assert "exception.message" not in event.attributes
     assert "Traceback" in event.attributes["exception.stacktrace"]  # frames stay: debuggable
-    for secret in (SECRET_CLAIM, SECRET_QUOTE, "4471"):
+    for secret in (SECRET_CLAIM, SECRET_QUOTE, "Halvorsen"):
         assert secret not in exported, secret
 
 
@@ -158,4 +159,4 @@ def test_capture_off_exports_only_ids_that_are_ids() -> None:
     ids = [s.attributes.get("citation.document.id") for s in memory.get_finished_spans()
            if s.name == "citation.check"]
     assert ids == [None, None, "chart"]
-    assert SECRET_CLAIM not in exported and "4471" not in exported
+    assert SECRET_CLAIM not in exported and "Halvorsen" not in exported
