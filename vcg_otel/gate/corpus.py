@@ -433,11 +433,18 @@ class _CorpusCache:
     def __init__(self, max_entries: int = 16, max_chars: int = 4_000_000) -> None:
         self._lru: BoundedLRU[ContentKey, Corpus] = BoundedLRU(max_entries, max_chars,
                                                                  ContentKey.size)
+        # The mapping asked for last, and its corpus: an app that gates every quote of an
+        # answer against the same dict finds it here, compared as ContentKey compares (the
+        # same ids and texts) but without hashing them again or the LRU's lock.
+        self._last: tuple[ContentKey, Corpus] | None = None
 
     def get(self, mapping: Mapping[Any, str]) -> Corpus:
-        ids = tuple(mapping)
+        ids, texts = tuple(mapping), tuple(mapping.values())
+        last = self._last
+        if last is not None and last[0].ids == ids and last[0].texts == texts:
+            return last[1]
         try:
-            key = ContentKey(ids, tuple(mapping.values()))
+            key = ContentKey(ids, texts)
         except TypeError:  # an unhashable text: Corpus names it
             return Corpus(mapping)
         corpus = self._lru.get(key)
@@ -445,9 +452,14 @@ class _CorpusCache:
             corpus = Corpus(zip(ids, key.texts, strict=True))
             if set(map(type, ids)) == {str}:
                 self._lru.put(key, corpus)
+                if self._lru.get(key) is corpus:  # kept (one too large for the bound is not)
+                    self._last = (key, corpus)
+        else:
+            self._last = (key, corpus)
         return corpus
 
     def clear(self) -> None:
+        self._last = None
         self._lru.clear()
 
 
