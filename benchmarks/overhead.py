@@ -95,7 +95,9 @@ class NullLogExporter(LogExporter):
         return True
 
 
-def workload() -> tuple[dict[str, str], dict[str, Any]]:
+def workload(honest: bool = False) -> tuple[dict[str, str], dict[str, Any]]:
+    """10 documents of 2 kB and an answer citing them 5 times: 4 real quotes and 1 fabricated
+    one (``honest``: 5 real quotes, the fifth from ``doc-4``)."""
     abstracts = list(json.loads(DATA.read_text(encoding="utf-8")).values())
     text = " ".join(abstracts)
     docs = {f"doc-{i}": text[i * 2000:(i + 1) * 2000] for i in range(10)}
@@ -104,8 +106,13 @@ def workload() -> tuple[dict[str, str], dict[str, Any]]:
         doc = docs[f"doc-{i}"]
         words = doc.split()[20:32]
         citations.append({"claim": f"claim {i}", "quote": " ".join(words), "doc_id": f"doc-{i}"})
-    citations.append({"claim": "invented", "quote": "this sentence appears in no abstract at all",
-                      "doc_id": "doc-4"})
+    if honest:
+        words = docs["doc-4"].split()[20:32]
+        citations.append({"claim": "claim 4", "quote": " ".join(words), "doc_id": "doc-4"})
+    else:
+        citations.append({"claim": "invented",
+                          "quote": "this sentence appears in no abstract at all",
+                          "doc_id": "doc-4"})
     return docs, {"answer": "...", "citations": citations}
 
 
