@@ -43,7 +43,6 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
-from opentelemetry import metrics, trace
 from opentelemetry.trace import Tracer
 
 from ._deadline import Deadline
@@ -61,7 +60,7 @@ from .enforce import (
 from .judge.runner import LLMCall
 from .otel import semconv
 from .otel.background import runner
-from .otel.events import logs_configured
+from .otel.providers import any_configured
 from .reading import read_output
 from .reading.walk import Budget
 from .scope import AuditScope, configure, tracer_for
@@ -81,17 +80,8 @@ Work = tuple[list[Citation], DocumentSet]
 
 def _telemetry_active(telemetry: TelemetryConfig) -> bool:
     """Whether anything would record the audit: traces, metrics or logs (events)."""
-    tp = telemetry.tracer_provider
-    if tp is None:
-        tp = trace.get_tracer_provider()
-    if not isinstance(tp, (trace.ProxyTracerProvider, trace.NoOpTracerProvider)):
-        return True
-    mp = telemetry.meter_provider
-    if mp is None:
-        mp = metrics.get_meter_provider()
-    if type(mp).__name__ not in ("_ProxyMeterProvider", "NoOpMeterProvider"):
-        return True
-    return logs_configured(telemetry.logger_provider)
+    return any_configured(telemetry.tracer_provider, telemetry.meter_provider,
+                          telemetry.logger_provider)
 
 
 class _Setup:

@@ -38,6 +38,7 @@ from ..gate import RejectionKind
 from . import semconv
 from .content import ContentPolicy, exported_document_id
 from .genai import ERROR_TYPE
+from .providers import logs_configured
 from .rejection import gate_detail_attributes
 
 __all__ = [
@@ -48,12 +49,10 @@ __all__ = [
     "fabrication_score",
     "fail_closed_attributes",
     "logger_for",
-    "logs_configured",
     "span_events_enabled",
     "summary",
 ]
 
-_NO_LOGS = ("NoOpLoggerProvider", "ProxyLoggerProvider")
 # The severities events use, by name (an enum's ``.name`` is a property lookup per record).
 _SEVERITY_TEXT = {s: s.name for s in (SeverityNumber.INFO, SeverityNumber.WARN)}
 _lock = threading.Lock()
@@ -66,13 +65,6 @@ def span_events_enabled(explicit: bool | None = None) -> bool:
     if explicit is not None:
         return explicit
     return env_flag(semconv.ENV_SPAN_EVENTS) is not False
-
-
-def logs_configured(logger_provider: LoggerProvider | None = None) -> bool:
-    """Whether ``logger_provider`` (the global one when ``None``) would record anything: not
-    the API's no-op or not-yet-set proxy provider."""
-    provider = logger_provider if logger_provider is not None else _logs.get_logger_provider()
-    return type(provider).__name__ not in _NO_LOGS
 
 
 def logger_for(logger_provider: LoggerProvider | None = None) -> Logger | None:
