@@ -204,7 +204,7 @@ def find_slipped(hay: str, needle: str, budget: Budget,
     if len(needle) > MAX_SLIP_CHARS:
         return None
     shape = _shape(needle)
-    if shape is None or not shape.anchors:
+    if shape is None or not shape.anchors or not _may_hold(hay, shape.needed, budget):
         return None
     # Two anchors: the rarer may be a word the quote joined ("finetuning" where the passage
     # has "fine-tuning"), whose occurrences are all elsewhere.
@@ -232,6 +232,26 @@ def _search(hay: str, needle: str, shape: _Shape, word: str, offset: int, budget
             m = regex.search(hay, m.start() + 1, hi)  # type: ignore[union-attr]
         pos = hay.find(word, pos + 1)
     return None
+
+
+def _may_hold(hay: str, needed: tuple[str, ...], budget: Budget) -> bool:
+    """Whether every word a match needs is in ``hay``, as written or once its hyphens are
+    dropped: what :func:`_window_regex` asks of every window, asked once of the whole text
+    (a window is a part of it), so a document without one of the words (most documents, for
+    a fabricated quote searched everywhere) costs a substring test or two, not the anchor
+    counts and windows. Longest words first: they are the ones a document lacks."""
+    budget.scan(len(hay))
+    dropped: str | None = None
+    for word in needed:
+        if word in hay:
+            continue
+        if "-" not in hay:
+            return False
+        if dropped is None:
+            dropped = hay.replace("-", "")
+        if word not in dropped:
+            return False
+    return True
 
 
 def _anchors(hay: str, anchors: tuple[tuple[str, int], ...], budget: Budget

@@ -150,3 +150,23 @@ def test_a_slip_search_cut_short_is_search_limit_never_no_match() -> None:
     m = quote_gate(quote, "big", big, budget=SearchBudget(3))
     assert m.result is GateResult.NOT_FOUND and m.reason is NotFoundReason.SEARCH_LIMIT
     assert m.rejection is None  # nothing claimed about a quote not shown absent
+
+
+def test_a_document_lacking_a_word_of_the_quote_is_not_searched_for_slips() -> None:
+    # Every window of a slip search must hold every longer word of the quote, so a document
+    # lacking one (most documents, for a quote searched everywhere) is ruled out by one pass:
+    # no anchor counts, no windows, a fraction of the budget the full search would spend.
+    text = Corpus({"big": " ".join([_ABSTRACTS["2608.04244v1"]] * 400)}).normalized("big").text
+    from vcg_otel.gate.search import _edges_ok
+    from vcg_otel.gate.slips import find_slipped
+    missing, present = SearchBudget(), SearchBudget()
+    assert find_slipped(text, "synthetic localized, scene text interrogations", missing,
+                        _edges_ok) is None
+    find_slipped(text, "synthetic localized, scene text interventions", present, _edges_ok)
+    assert 0 < missing.used < present.used / 2
+
+
+def test_a_word_the_document_holds_only_hyphenated_still_admits_the_slip_search() -> None:
+    docs = Corpus({"d": "We report the fine-tuning results, which were stable across seeds."})
+    m = quote_gate("the finetuning results which were stable", "d", docs)
+    assert m.result is GateResult.FOUND and "hyphen" in m.forgiven
