@@ -134,9 +134,10 @@ def _shape(needle: str) -> _Shape | None:
     for word, offset in zip(words, starts, strict=False):  # starts has one more: the end
         if word not in first and not word[0].isdigit():
             first[word] = offset
-    anchors = sorted(first.items(), key=lambda wo: -len(wo[0]))
+    longest = sorted(first, key=len, reverse=True)  # stable: equal lengths in quote order
     return _Shape(words, tuple(parts[2:-1:2]), parts[0], parts[-1],
-                  tuple(anchors[:_ANCHORS]), tuple(w for w, _ in anchors if len(w) >= 3))
+                  tuple([(w, first[w]) for w in longest[:_ANCHORS]]),
+                  tuple([w for w in longest if len(w) >= 3]))
 
 
 @lru_cache(maxsize=512)
