@@ -30,7 +30,7 @@ substring scans; every window costs steps of the search budget.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import accumulate, islice, pairwise
@@ -283,7 +283,7 @@ def _window_regex(shape: _Shape, window: str) -> re.Pattern[str] | None:
     """The pattern to try in ``window``, or ``None`` when a word of the quote is in it neither
     as written nor with the window's hyphens dropped (then no slip can make a match)."""
     if "-" not in window:
-        if all(w in window for w in shape.needed):
+        if all(w in window for w in shape.needed) and _in_order(shape.words, window, ()):
             return _regex(shape, frozenset())
         return None
     # Words the window holds hyphenated (absent as written, or more often without the
@@ -296,4 +296,24 @@ def _window_regex(shape: _Shape, window: str) -> re.Pattern[str] | None:
             return None
         if window.count(w) < seen:
             joined.append(w)
+    if not _in_order(shape.words, window, joined):
+        return None
     return _regex(shape, frozenset(joined))
+
+
+def _in_order(words: tuple[str, ...], window: str, joined: Sequence[str]) -> bool:
+    """Whether the quote's words that the pattern spells literally occur in ``window`` in the
+    quote's order (each after the end of the one before): true of every match, so when it is
+    false no pattern is compiled, which costs ~0.6 ms for a quote of thirty words, and most
+    windows of a quote with its words moved fail here. The earliest occurrence of each word
+    is the one to take: a later one only leaves less room for the rest. Words that may take
+    a hyphen (``joined``) or a thousands separator (a digit first) are not literal: skipped."""
+    pos = 0
+    for word in words:
+        if word[0].isdigit() or word in joined:
+            continue
+        found = window.find(word, pos)
+        if found == -1:
+            return False
+        pos = found + len(word)
+    return True

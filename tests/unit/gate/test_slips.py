@@ -170,3 +170,19 @@ def test_a_word_the_document_holds_only_hyphenated_still_admits_the_slip_search(
     docs = Corpus({"d": "We report the fine-tuning results, which were stable across seeds."})
     m = quote_gate("the finetuning results which were stable", "d", docs)
     assert m.result is GateResult.FOUND and "hyphen" in m.forgiven
+
+
+def test_a_quote_with_its_words_moved_compiles_no_slip_pattern() -> None:
+    # Every word of the quote is in the passage, so each window around it is tried; but not
+    # in the quote's order, which no slip can make: no pattern is compiled (~0.6 ms each).
+    from vcg_otel.gate import slips
+    docs = Corpus({"d": "Synthetic localized scene-text interventions are designed to preserve "
+                        "the layout of the original image while changing its text."})
+    quote = "the original layout of the image while changing its text"
+    slips._regex.cache_clear()
+    m = quote_gate(quote, "d", docs)
+    assert m.result is GateResult.NOT_FOUND and m.reason is NotFoundReason.NO_MATCH
+    assert slips._regex.cache_info().misses == 0
+    # the same words in order, one comma dropped: the pattern is compiled and finds it
+    m = quote_gate("the layout of the original image while changing, its text", "d", docs)
+    assert m.result is GateResult.FOUND and slips._regex.cache_info().misses == 1
