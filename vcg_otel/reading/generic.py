@@ -115,16 +115,23 @@ class _Walk:
 def _generic(item: Any) -> Citation | None:
     if isinstance(item, Citation):
         return item
-    quote = text_of(get(item, "quote"))
-    raw = next((d for d in (get(item, k) for k in _DOC_KEYS) if d is not None), None)
+    # A plain dict (the common item) is read with its own .get, which is all :func:`get`
+    # does for one: a citation's eight reads without eight calls through it.
+    read: Any = item.get if type(item) is dict else lambda key: get(item, key)
+    quote = text_of(read("quote"))
+    raw = None
+    for key in _DOC_KEYS:
+        raw = read(key)
+        if raw is not None:
+            break
     if quote is None and raw is None:
         return None
-    start, end = integer(get(item, "start")), integer(get(item, "end"))
-    chunk = get(item, "chunk")
+    start, end = integer(read("start")), integer(read("end"))
+    chunk = read("chunk")
     chunk_pair = None
     if is_list(chunk) and len(chunk) == 2 and all(integer(x) is not None for x in chunk):
         chunk_pair = (chunk[0], chunk[1])
-    claim = text_of(get(item, "claim")) or ""
+    claim = text_of(read("claim")) or ""
     return Citation(claim, document_id(raw), quote, start, end, chunk_pair)
 
 
