@@ -242,18 +242,19 @@ def first_sight(docs: dict[str, str], cases: list[Case]) -> None:
     for c in rejected:
         quote_gate(c.quote, c.cited, corpus)
 
+    def forget() -> None:
+        slips._shape.cache_clear()
+        slips._regex.cache_clear()
+        re.purge()
+
     def each_new() -> None:
         for c in rejected:
-            slips._shape.cache_clear()
-            slips._regex.cache_clear()
-            re.purge()
+            forget()
             quote_gate(c.quote, c.cited, corpus)
 
     def clearing_only() -> None:  # what clearing costs, taken out of the figure above
         for _ in rejected:
-            slips._shape.cache_clear()
-            slips._regex.cache_clear()
-            re.purge()
+            forget()
 
     t_new = min(timed(each_new) for _ in range(3)) - min(timed(clearing_only) for _ in range(3))
     t_warm = min(timed(lambda: [quote_gate(c.quote, c.cited, corpus) for c in rejected])

@@ -78,12 +78,6 @@ Extractor = Callable[[Mapping[str, Any], Any], Any]
 Work = tuple[list[Citation], DocumentSet]
 
 
-def _telemetry_active(telemetry: TelemetryConfig) -> bool:
-    """Whether anything would record the audit: traces, metrics or logs (events)."""
-    return any_configured(telemetry.tracer_provider, telemetry.meter_provider,
-                          telemetry.logger_provider)
-
-
 class _Setup:
     """The auditor and the telemetry config of one ``@audited_citations(...)``, built on the
     first call rather than at decoration: decoration runs at import, and the ``VCG_OTEL_*``
@@ -133,7 +127,9 @@ class _Handler:
         mode only: enforce mode always audits)."""
         if self.mode == "enforce":
             return False
-        return setup.telemetry.sampled_out() or not _telemetry_active(setup.telemetry)
+        t = setup.telemetry
+        return t.sampled_out() or not any_configured(t.tracer_provider, t.meter_provider,
+                                                     t.logger_provider)
 
     def call(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> _Call | None:
         """The audit of one call, its span started; ``None``: run the call unaudited."""

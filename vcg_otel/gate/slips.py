@@ -236,20 +236,25 @@ def _search(hay: str, needle: str, shape: _Shape, word: str, offset: int, budget
 
 
 def _may_hold(hay: str, needed: tuple[str, ...], budget: Budget) -> bool:
-    """Whether every word a match needs is in ``hay``, as written or once its hyphens are
-    dropped: what :func:`_window_regex` asks of every window, asked once of the whole text
-    (a window is a part of it), so a document without one of the words (most documents, for
-    a fabricated quote searched everywhere) costs a substring test or two, not the anchor
-    counts and windows. Longest words first: they are the ones a document lacks."""
+    """:func:`_holds_words` of the whole text, before any window: a window is a part of it,
+    so a document without one of the words (most documents, for a fabricated quote searched
+    everywhere) costs a substring test or two, not the anchor counts and windows."""
     budget.scan(len(hay))
+    return _holds_words(hay, needed)
+
+
+def _holds_words(text: str, needed: tuple[str, ...]) -> bool:
+    """Whether every word a match needs is in ``text``, as written or once its hyphens are
+    dropped (the quote may have joined a compound): asked of every window a pattern is tried
+    in. Longest words first: they are the ones a text lacks."""
     dropped: str | None = None
     for word in needed:
-        if word in hay:
+        if word in text:
             continue
-        if "-" not in hay:
+        if "-" not in text:
             return False
         if dropped is None:
-            dropped = hay.replace("-", "")
+            dropped = text.replace("-", "")
         if word not in dropped:
             return False
     return True
@@ -283,7 +288,7 @@ def _window_regex(shape: _Shape, window: str) -> re.Pattern[str] | None:
     """The pattern to try in ``window``, or ``None`` when a word of the quote is in it neither
     as written nor with the window's hyphens dropped (then no slip can make a match)."""
     if "-" not in window:
-        if all(w in window for w in shape.needed) and _in_order(shape.words, window, ()):
+        if _holds_words(window, shape.needed) and _in_order(shape.words, window, ()):
             return _regex(shape, frozenset())
         return None
     # Words the window holds hyphenated (absent as written, or more often without the

@@ -46,13 +46,15 @@ def _global_slot(module_name: str, name: str) -> tuple[Mapping[str, Any], str] |
     return (namespace, name) if name in namespace else None
 
 
-_SLOTS = [
+_SLOTS = (
     _global_slot("opentelemetry.trace", "_TRACER_PROVIDER"),
     _global_slot("opentelemetry.metrics._internal", "_METER_PROVIDER"),
     _global_slot("opentelemetry._logs._internal", "_LOGGER_PROVIDER"),
-]
+)
+#: The three slots, or ``None`` when any is gone: then :func:`any_configured` always asks the
+#: public getters.
 _GLOBALS: tuple[tuple[Mapping[str, Any], str], ...] | None = (
-    tuple(s for s in _SLOTS if s is not None) if None not in _SLOTS else None)
+    None if None in _SLOTS else tuple(s for s in _SLOTS if s is not None))
 
 # (when the variables were last looked up, whether any of them was set): one tuple, replaced
 # whole, so a thread never reads one half of another thread's update.

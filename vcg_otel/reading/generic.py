@@ -65,6 +65,7 @@ from .walk import (
     get,
     integer,
     is_list,
+    reader,
     text_of,
 )
 
@@ -115,9 +116,7 @@ class _Walk:
 def _generic(item: Any) -> Citation | None:
     if isinstance(item, Citation):
         return item
-    # A plain dict (the common item) is read with its own .get, which is all :func:`get`
-    # does for one: a citation's eight reads without eight calls through it.
-    read: Any = item.get if type(item) is dict else lambda key: get(item, key)
+    read = reader(item)
     quote = text_of(read("quote"))
     raw = None
     for key in _DOC_KEYS:

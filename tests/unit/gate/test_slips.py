@@ -167,8 +167,10 @@ def test_a_document_lacking_a_word_of_the_quote_is_not_searched_for_slips() -> N
 
 
 def test_a_word_the_document_holds_only_hyphenated_still_admits_the_slip_search() -> None:
-    docs = Corpus({"d": "We report the fine-tuning results, which were stable across seeds."})
-    m = quote_gate("the finetuning results which were stable", "d", docs)
+    # "finetuning" is nowhere in the abstract as written, only as "fine-tuning".
+    docs = Corpus({"d": _ABSTRACTS["2608.05148v1"]})
+    m = quote_gate("have received less attention as data for completion-supervised finetuning",
+                   "d", docs)
     assert m.result is GateResult.FOUND and "hyphen" in m.forgiven
 
 
@@ -176,13 +178,13 @@ def test_a_quote_with_its_words_moved_compiles_no_slip_pattern() -> None:
     # Every word of the quote is in the passage, so each window around it is tried; but not
     # in the quote's order, which no slip can make: no pattern is compiled (~0.6 ms each).
     from vcg_otel.gate import slips
-    docs = Corpus({"d": "Synthetic localized scene-text interventions are designed to preserve "
-                        "the layout of the original image while changing its text."})
-    quote = "the original layout of the image while changing its text"
+    docs = Corpus({"d": _ABSTRACTS["2608.05148v1"]})
+    quote = "Procedural generators produce verifiable, useful reasoning problems at scale"
     slips._regex.cache_clear()
     m = quote_gate(quote, "d", docs)
     assert m.result is GateResult.NOT_FOUND and m.reason is NotFoundReason.NO_MATCH
     assert slips._regex.cache_info().misses == 0
     # the same words in order, one comma dropped: the pattern is compiled and finds it
-    m = quote_gate("the layout of the original image while changing, its text", "d", docs)
+    m = quote_gate("Procedural generators produce useful verifiable reasoning problems at scale "
+                   "but have received less attention", "d", docs)
     assert m.result is GateResult.FOUND and slips._regex.cache_info().misses == 1
