@@ -116,8 +116,47 @@ class DocumentCache:
 default_cache = DocumentCache()
 
 
+# What the slip search (vcg_otel.gate.slips) may match a quote word with, written otherwise: a
+# compound with its hyphens (a quote's ``finetuning`` is the document's ``fine-tuning``) and a
+# number with its thousands separators (``1204`` is ``1,204``).
+_COMPOUND = re.compile(f"{_WORD.pattern}(?:-{_WORD.pattern})+")
+_GROUPED = re.compile(r"\d{1,3}(?:,\d{3})+")
+# A quote word may join at most this many parts of a compound (``stateoftheart`` joins four).
+_MAX_JOINED = 8
+
+
 def _index_words(text: str) -> set[str]:
-    return set(_WORD.findall(text))
+    """The words the index holds for a document: its words, and every word a quote may write
+    for a run of them (the parts of a hyphenated compound joined, a number without its
+    thousands separators), so a slipped quote finds its document through the index as it does
+    in a scan."""
+    words = set(_WORD.findall(text))
+    if "-" in text:
+        for m in _COMPOUND.finditer(text):
+            parts = m.group().split("-")
+            for i in range(len(parts) - 1):
+                for j in range(i + 2, min(len(parts), i + _MAX_JOINED) + 1):
+                    words.add("".join(parts[i:j]))
+    if "," in text:
+        words.update(m.group().replace(",", "") for m in _GROUPED.finditer(text))
+    return words
+
+
+def _whole_words(text: str) -> list[tuple[str, bool]]:
+    """The words of quote text in order, each with whether a document holding the quote must
+    hold it as a whole word: not one glued by a hyphen to another (the document may write the
+    compound joined: ``non-fatal`` as ``nonfatal``) nor a digit group of a number with
+    separators (``1,204`` may be written ``1204``)."""
+    out: list[tuple[str, bool]] = []
+    last = len(text) - 1
+    for m in _WORD.finditer(text):
+        a, b = m.start(), m.end()
+        glued = ((a >= 2 and text[a - 1] == "-" and text[a - 2].isalnum())
+                 or (b < last and text[b] == "-" and text[b + 1].isalnum()))
+        grouped = ((a >= 2 and text[a - 1] == "," and text[a - 2].isdigit())
+                   or (b < last and text[b] == "," and text[b + 1].isdigit()))
+        out.append((m.group(), not (glued or grouped)))
+    return out
 
 
 class Corpus:
@@ -369,23 +408,24 @@ def _holds(text: str, probes: tuple[str, ...], budget: SearchBudget) -> bool:
 
 
 def _quote_words(quote: ParsedQuote) -> set[str]:
-    """Words that any document containing the quote must contain as whole words.
+    """Words that any document containing the quote must contain as whole words (index
+    words: see :func:`_index_words`), with its slips forgiven (see :func:`_whole_words`).
 
     The edges of the whole quote are checked to be word boundaries, so all of its words count.
     Inside an elided quote a piece may begin or end mid-word next to a mark, so those edge words
     are left out. Words of scripts without spaces are never indexed.
     """
     if quote.needle and not quote.elided:
-        return _index_words(quote.needle)
+        return {w for w, whole in _whole_words(quote.needle) if whole}
     words: set[str] = set()
     last = len(quote.pieces) - 1
     for k, piece in enumerate(quote.pieces):
-        found = _WORD.findall(piece)
+        found = _whole_words(piece)
         if k > 0 and found and is_spaced_word_char(piece[0]):
             found = found[1:]
         if k < last and found and is_spaced_word_char(piece[-1]):
             found = found[:-1]
-        words.update(found)
+        words.update(w for w, whole in found if whole)
     return words
 
 

@@ -68,6 +68,23 @@ def test_a_quote_with_only_punctuation_slips_is_found_with_what_was_forgiven(
     assert _letters(m.text) == _letters(quote)  # every letter and digit, in order
 
 
+# The whole benchmark corpus (295 abstracts), word index built: how an app's long-lived Corpus
+# searches once it has paid off.
+INDEXED = Corpus(_ABSTRACTS)
+INDEXED.build_index()
+
+
+@pytest.mark.parametrize(("cited", "source", "quote", "forgiven"),
+                         [s for s in SLIPS if s[3]])
+def test_a_slipped_quote_cited_to_another_document_is_misattributed_through_the_word_index(
+        cited: str, source: str, quote: str, forgiven: tuple[str, ...]) -> None:
+    other = next(k for k in _IDS if k != cited)
+    m = quote_gate(quote, other, INDEXED)
+    assert m == "misattributed", m.to_dict()
+    assert cited in m.source_document_ids
+    assert m.forgiven == forgiven
+
+
 def _letters(text: str) -> str:
     return "".join(ch for ch in text.lower() if ch.isalnum())
 
