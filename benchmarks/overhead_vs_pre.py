@@ -11,7 +11,8 @@ imports itself relatively), and the old and new decorators are timed in alternat
 Same workload as ``overhead.py``: 5 citations (4 real, 1 fabricated; ``--honest``: 5 real, to
 see everything but the rejected path's cost) over 10 documents of 2 kB, gate only; (b) SDK
 tracer and meter providers, (c) (b) plus an SDK logger provider (the events through the Logs
-API). The target (issue 14): (c) <= 500 µs p50 where the README's reference table measured the
+API), each against the old code in the same configuration (``x old, same``: the regression).
+The target (issue 14): (c) <= 500 µs p50 where the README's reference table measured the
 old (b) at 348 µs, i.e. (c) <= 1.437x the old (b).
 """
 
@@ -115,23 +116,27 @@ def main() -> None:
 
         decorated = {
             f"old (b) [{args.rev}]": vcg_pre.audited_citations(**providers(False))(handler),
+            f"old (c) [{args.rev}]": vcg_pre.audited_citations(**providers(True))(handler),
             "new (b)": vcg_otel.audited_citations(**providers(False))(handler),
             "new (c)": vcg_otel.audited_citations(**providers(True))(handler),
         }
         times = interleaved({k: (lambda f=f: f("q", docs)) for k, f in decorated.items()},
                             args.blocks)
     base = statistics.median(next(iter(times.values())))
+    medians = {name: statistics.median(t) for name, t in times.items()}
+    old = {name[4:7]: m for name, m in medians.items() if name.startswith("old")}
     print(f"{args.blocks * 100:,} calls each, in {args.blocks} alternating blocks; "
           f"5 citations ({'all real' if args.honest else '4 real, 1 fabricated'}) over 10 "
           "documents of 2 kB, gate only")
     print(f"{'configuration':<26}{'p50 µs':>9}{'p99 µs':>10}{'x old (b)':>11}"
-          f"{'at the README scale':>21}")
+          f"{'x old, same':>13}{'at the README scale':>21}")
     for name, t in times.items():
         ordered = sorted(t)
-        p50, p99 = statistics.median(t) / 1000, ordered[int(0.99 * len(ordered))] / 1000
+        p50, p99 = medians[name] / 1000, ordered[int(0.99 * len(ordered))] / 1000
         scaled = REFERENCE_OLD_B_US * p50 * 1000 / base
+        same = medians[name] / old[name[4:7]]  # new (c) against old (c): the regression
         print(f"{name:<26}{p50:>9.1f}{p99:>10.1f}{p50 * 1000 / base:>10.2f}x"
-              f"{scaled:>17.0f} µs")
+              f"{same:>12.2f}x{scaled:>17.0f} µs")
     limit = TARGET_US / REFERENCE_OLD_B_US
     new_c = statistics.median(times["new (c)"]) / base
     print(f"\ntarget: new (c) <= {limit:.3f}x old (b) (500 µs at the README's 348 µs): "
