@@ -116,29 +116,45 @@ class DocumentCache:
 default_cache = DocumentCache()
 
 
-# What the slip search (vcg_otel.gate.slips) may match a quote word with, written otherwise: a
-# compound with its hyphens (a quote's ``finetuning`` is the document's ``fine-tuning``) and a
-# number with its thousands separators (``1204`` is ``1,204``).
-_COMPOUND = re.compile(f"{_WORD.pattern}(?:-{_WORD.pattern})+")
-_GROUPED = re.compile(r"\d{1,3}(?:,\d{3})+")
 # A quote word may join at most this many parts of a compound (``stateoftheart`` joins four).
 _MAX_JOINED = 8
 
 
 def _index_words(text: str) -> set[str]:
-    """The words the index holds for a document: its words, and every word a quote may write
-    for a run of them (the parts of a hyphenated compound joined, a number without its
-    thousands separators), so a slipped quote finds its document through the index as it does
-    in a scan."""
+    """The words the index holds for a document: its words, and every word the slip search
+    (:mod:`vcg_otel.gate.slips`) may match a run of them with: the parts of a hyphenated
+    compound joined (a quote's ``finetuning`` is the document's ``fine-tuning``) and a number
+    without its thousands separators (``1204`` is ``1,204``), so a slipped quote finds its
+    document through the index as it does in a scan.
+
+    The compounds and numbers are found from the hyphens and commas (a ``find`` loop): a
+    pattern for them over this word class costs five times the word scan itself."""
     words = set(_WORD.findall(text))
-    if "-" in text:
-        for m in _COMPOUND.finditer(text):
-            parts = m.group().split("-")
-            for i in range(len(parts) - 1):
-                for j in range(i + 2, min(len(parts), i + _MAX_JOINED) + 1):
-                    words.add("".join(parts[i:j]))
-    if "," in text:
-        words.update(m.group().replace(",", "") for m in _GROUPED.finditer(text))
+    n = len(text)
+    pos = text.find("-")
+    while pos != -1:
+        lo, hi = pos, pos + 1
+        while lo and (text[lo - 1].isalnum() or text[lo - 1] in "_-"):
+            lo -= 1
+        while hi < n and (text[hi].isalnum() or text[hi] in "_-"):
+            hi += 1
+        parts = text[lo:hi].split("-")
+        for i in range(len(parts) - 1):
+            for j in range(i + 2, min(len(parts), i + _MAX_JOINED) + 1):
+                words.add("".join(parts[i:j]))
+        pos = text.find("-", hi)
+    pos = text.find(",")
+    while pos != -1:
+        if 0 < pos < n - 1 and text[pos - 1].isdigit() and text[pos + 1].isdigit():
+            lo, hi = pos, pos
+            while lo and (text[lo - 1].isdigit() or text[lo - 1] == ","):
+                lo -= 1
+            while hi < n and (text[hi].isdigit() or text[hi] == ","):
+                hi += 1
+            words.add(text[lo:hi].replace(",", ""))
+            pos = text.find(",", hi)
+        else:
+            pos = text.find(",", pos + 1)
     return words
 
 
@@ -411,15 +427,28 @@ def _quote_words(quote: ParsedQuote) -> set[str]:
     """Words that any document containing the quote must contain as whole words (index
     words: see :func:`_index_words`), with its slips forgiven (see :func:`_whole_words`).
 
-    The edges of the whole quote are checked to be word boundaries, so all of its words count.
-    Inside an elided quote a piece may begin or end mid-word next to a mark, so those edge words
-    are left out. Words of scripts without spaces are never indexed.
+    A document may hold the quote in any of the readings :func:`~vcg_otel.gate.search.find_quote`
+    tries (the whole quote as written, its pieces around the editorial marks, its brackets read
+    literally), so only the words every reading needs count. The edges of the whole quote are
+    checked to be word boundaries, so all of its words count; inside an elided quote a piece
+    may begin or end mid-word next to a mark, so those edge words are left out. Words of
+    scripts without spaces are never indexed.
     """
-    if quote.needle and not quote.elided:
-        return {w for w, whole in _whole_words(quote.needle) if whole}
+    readings: list[set[str]] = []
+    if quote.needle:
+        readings.append({w for w, whole in _whole_words(quote.needle) if whole})
+    if quote.elided:
+        readings.append(_inner_words(quote.pieces))
+    if quote.literal:
+        readings.append(_inner_words(quote.literal))
+    return set.intersection(*readings) if readings else set()
+
+
+def _inner_words(pieces: tuple[str, ...]) -> set[str]:
+    """The whole words of a quote's pieces, without a piece's edge word next to a mark."""
     words: set[str] = set()
-    last = len(quote.pieces) - 1
-    for k, piece in enumerate(quote.pieces):
+    last = len(pieces) - 1
+    for k, piece in enumerate(pieces):
         found = _whole_words(piece)
         if k > 0 and found and is_spaced_word_char(piece[0]):
             found = found[1:]
