@@ -18,7 +18,7 @@ out the outcome is the most that was *shown*, and the reason says the search was
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from .closest import CLOSEST_STEPS, nearest
@@ -189,11 +189,13 @@ def _rejected(needle: str, cited: str, corpus: Corpus, budget: SearchBudget) -> 
     the same whenever it is read; its steps are charged to ``budget`` when it runs."""
     allowance = max(1, min(CLOSEST_STEPS, budget.limit - budget.used))
 
+    def longest_first() -> Iterator[str]:  # read only by a corpus with a word index
+        yield from sorted({m.group() for m in tokens(needle)}, key=lambda w: (-len(w), w))
+
     def diagnose() -> Diagnosis:
-        words = sorted({m.group() for m in tokens(needle)}, key=lambda w: (-len(w), w))
         own = SearchBudget(allowance)
         diagnosis = nearest(needle, (cited, corpus.normalized(cited)),
-                            corpus.documents_near(words, cited), own)
+                            corpus.documents_near(longest_first(), cited), own)
         budget.used += own.used
         return diagnosis
 

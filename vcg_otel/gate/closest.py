@@ -49,13 +49,20 @@ _SLACK = 48  # characters of context around a place, for words the quote added o
 _CLOSE_VOTES = 0.5
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _Quote:
     words: tuple[str, ...]
     anchors: tuple[tuple[str, int], ...]  # (word, offset in the needle), longest first
     # Aligns passages with ``words``: the index of the quote's words (SequenceMatcher's b2j)
-    # is built once per quote, and each passage set as its first sequence.
-    matcher: SequenceMatcher[str]
+    # is built once per quote, when a first place is aligned (an invented quote often has
+    # none), and each passage set as its first sequence.
+    _matcher: SequenceMatcher[str] | None = None
+
+    @property
+    def matcher(self) -> SequenceMatcher[str]:
+        if self._matcher is None:
+            self._matcher = SequenceMatcher(None, (), self.words, autojunk=False)
+        return self._matcher
 
 
 def _quote(needle: str) -> _Quote:
@@ -70,8 +77,7 @@ def _quote(needle: str) -> _Quote:
             anchors.append((word, m.start()))
     if not anchors and found:
         anchors = [(found[0].group(), found[0].start())]
-    return _Quote(words, tuple(anchors[:_MAX_ANCHORS]),
-                  SequenceMatcher(None, (), words, autojunk=False))
+    return _Quote(words, tuple(anchors[:_MAX_ANCHORS]))
 
 
 def _is_word_at(hay: str, pos: int, size: int) -> bool:
@@ -188,12 +194,15 @@ def closest_passage(doc: NormalizedText, needle: str, budget: SearchBudget,
     if close_only:
         budget.scan(len(hay))
         top = quote.anchors[:3]
+        need = (len(top) + 1) // 2  # most of them
         held = 0
-        for word, _ in top:  # a loop, not sum(genexpr): this runs for every other document
+        for k, (word, _) in enumerate(top):  # a loop: this runs for every other document
             if word in hay:
                 held += 1
-        if held * 2 < len(top):
-            return None  # most of its longest words are missing: nothing close here
+                if held == need:
+                    break
+            elif held + len(top) - k - 1 < need:
+                return None  # most of its longest words are missing: nothing close here
     best: _Aligned | None = None
     for place in _places(hay, quote, budget, _CLOSE_VOTES if close_only else 0.0):
         aligned = _align(doc.text, place, quote, len(needle), budget)

@@ -30,7 +30,7 @@ import re
 import unicodedata
 from bisect import bisect_right
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .markup import is_html, leading_markers, markup_edits, may_have_markup, skippable_edits
 
@@ -553,6 +553,17 @@ class NormalizedText:
     layout: OffsetMap
     markup: tuple[OffsetMap, ...] = ()
     lead: int = 0
+    _unhyphenated: str | None = field(default=None, init=False, repr=False, compare=False)
+
+    def without_hyphens(self) -> str:
+        """``text`` with its hyphens dropped, made on first use and kept: the slip search asks
+        it of every document lacking a word of a quote as written (the quote may have joined a
+        compound), for every rejected quote, and a document is searched again and again."""
+        out = self._unhyphenated
+        if out is None:
+            out = self.text.replace("-", "")
+            object.__setattr__(self, "_unhyphenated", out)  # a cache, not state: frozen otherwise
+        return out
 
     def original_span(self, start: int, end: int) -> tuple[int, int]:
         """Half-open original offsets for the normalized range ``[start, end)``."""

@@ -402,7 +402,7 @@ def find_quote(
     if quote.needle:
         # Only now, once the exact search failed: the found path pays nothing for it. The
         # whole quote as written (brackets read literally), as the exact search reads it first.
-        slipped = find_slipped(doc.text, quote.needle, budget, _edges_ok)
+        slipped = find_slipped(doc.text, quote.needle, budget, _edges_ok, doc.without_hyphens)
         if slipped is not None:
             return Span(slipped.start, slipped.end, ((slipped.start, slipped.end),), False,
                         slipped.forgiven)

@@ -190,7 +190,8 @@ class Budget(Protocol):
 
 
 def find_slipped(hay: str, needle: str, budget: Budget,
-                 edges_ok: Callable[[str, int, int, str], bool]) -> SlipMatch | None:
+                 edges_ok: Callable[[str, int, int, str], bool],
+                 unhyphenated: Callable[[], str] | None = None) -> SlipMatch | None:
     """The first place in ``hay`` where ``needle`` occurs with only forgivable slips.
 
     Args:
@@ -198,6 +199,9 @@ def find_slipped(hay: str, needle: str, budget: Budget,
         needle: the normalized, edge-trimmed quote.
         budget: the :class:`~vcg_otel.gate.search.SearchBudget` to charge (``scan``, ``spend``).
         edges_ok: ``(hay, start, end, needle) -> bool``, the gate's whole-word edge rule.
+        unhyphenated: ``hay`` without its hyphens, when the caller keeps it
+            (:meth:`~vcg_otel.gate.normalize.NormalizedText.without_hyphens`); else made here
+            when needed.
 
     Raises:
         SearchLimitReached: the budget ran out (the caller fails closed).
@@ -205,7 +209,8 @@ def find_slipped(hay: str, needle: str, budget: Budget,
     if len(needle) > MAX_SLIP_CHARS:
         return None
     shape = _shape(needle)
-    if shape is None or not shape.anchors or not _may_hold(hay, shape.needed, budget):
+    if (shape is None or not shape.anchors
+            or not _may_hold(hay, shape.needed, budget, unhyphenated)):
         return None
     # Two anchors: the rarer may be a word the quote joined ("finetuning" where the passage
     # has "fine-tuning"), whose occurrences are all elsewhere.
@@ -235,18 +240,21 @@ def _search(hay: str, needle: str, shape: _Shape, word: str, offset: int, budget
     return None
 
 
-def _may_hold(hay: str, needed: tuple[str, ...], budget: Budget) -> bool:
+def _may_hold(hay: str, needed: tuple[str, ...], budget: Budget,
+              unhyphenated: Callable[[], str] | None) -> bool:
     """:func:`_holds_words` of the whole text, before any window: a window is a part of it,
     so a document without one of the words (most documents, for a fabricated quote searched
     everywhere) costs a substring test or two, not the anchor counts and windows."""
     budget.scan(len(hay))
-    return _holds_words(hay, needed)
+    return _holds_words(hay, needed, unhyphenated)
 
 
-def _holds_words(text: str, needed: tuple[str, ...]) -> bool:
+def _holds_words(text: str, needed: tuple[str, ...],
+                 unhyphenated: Callable[[], str] | None = None) -> bool:
     """Whether every word a match needs is in ``text``, as written or once its hyphens are
-    dropped (the quote may have joined a compound): asked of every window a pattern is tried
-    in. Longest words first: they are the ones a text lacks."""
+    dropped (the quote may have joined a compound; ``unhyphenated`` gives that text when the
+    caller keeps it): asked of every window a pattern is tried in. Longest words first: they
+    are the ones a text lacks."""
     dropped: str | None = None
     for word in needed:
         if word in text:
@@ -254,7 +262,7 @@ def _holds_words(text: str, needed: tuple[str, ...]) -> bool:
         if "-" not in text:
             return False
         if dropped is None:
-            dropped = text.replace("-", "")
+            dropped = unhyphenated() if unhyphenated is not None else text.replace("-", "")
         if word not in dropped:
             return False
     return True

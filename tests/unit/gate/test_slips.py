@@ -191,6 +191,27 @@ def test_a_word_the_document_holds_only_hyphenated_still_admits_the_slip_search(
     assert m.result is GateResult.FOUND and "hyphen" in m.forgiven
 
 
+def test_a_document_read_without_its_hyphens_is_kept_for_the_next_rejected_quote() -> None:
+    # A quote lacking a word of the document as written makes the slip search read the
+    # document without its hyphens (the quote may have joined a compound); the next rejected
+    # quote over the same document reads the same copy, and the match found through it stays.
+    from vcg_otel.gate import DocumentCache
+    docs = Corpus({"d": _ABSTRACTS["2608.05148v1"], "e": _ABSTRACTS["2608.04244v1"]},
+                  cache=DocumentCache())  # its own: other tests share the default one
+    doc = docs.normalized("d")
+    assert doc._unhyphenated is None
+    assert quote_gate("our generators produce puzzles nobody verified", "d", docs) == "not_found"
+    kept = doc._unhyphenated
+    assert kept == doc.text.replace("-", "")
+    assert quote_gate("a second sentence no abstract holds", "d", docs) == "not_found"
+    assert doc._unhyphenated is kept and doc.without_hyphens() is kept
+    m = quote_gate("have received less attention as data for completion-supervised finetuning",
+                   "d", docs)
+    assert m == "found" and "hyphen" in m.forgiven
+    from vcg_otel.gate.normalize import normalize_with_map
+    assert doc == normalize_with_map(_ABSTRACTS["2608.05148v1"])  # the copy is not compared
+
+
 def test_a_quote_with_its_words_moved_compiles_no_slip_pattern() -> None:
     # Every word of the quote is in the passage, so each window around it is tried; but not
     # in the quote's order, which no slip can make: no pattern is compiled (~0.6 ms each).
