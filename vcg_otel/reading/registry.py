@@ -49,7 +49,7 @@ def recognise(result: Any, arguments: Mapping[str, Any], depth: int = 0) -> Foun
         return None
     present = result.keys() if isinstance(result, Mapping) else None
     for reader in FORMATS:
-        if present is not None and reader.keys.isdisjoint(present):
+        if present is not None and present.isdisjoint(reader.keys):
             continue  # a plain mapping: only the readers whose keys it has look at it
         found = reader.read(result, arguments)
         if found is not None:

@@ -126,3 +126,31 @@ def test_no_front_end_keeps_a_reader_of_its_own() -> None:
         source = (ROOT / path).read_text()
         for reader in ("extract_citations", "answer_citations", "call_sources"):
             assert reader not in source, (path, reader)
+
+
+def test_recognising_a_large_mapping_asks_only_for_the_keys_formats_define() -> None:
+    # A handler returning the retrieved abstracts by id: the format readers look for their
+    # own few keys in it, they do not walk its 10,000 keys once per reader.
+    from collections.abc import Iterator, Mapping
+
+    from vcg_otel.reading.registry import recognise
+
+    class Retrieved(Mapping[str, str]):
+        def __init__(self, texts: dict[str, str]) -> None:
+            self.texts, self.walked = texts, 0
+
+        def __getitem__(self, key: str) -> str:
+            return self.texts[key]
+
+        def __iter__(self) -> Iterator[str]:
+            for key in self.texts:
+                self.walked += 1
+                yield key
+
+        def __len__(self) -> int:
+            return len(self.texts)
+
+    texts = list(ABSTRACTS.values())
+    result = Retrieved({f"doc-{i}": texts[i % len(texts)] for i in range(10_000)})
+    assert recognise(result, {}) is None
+    assert result.walked == 0  # each of the FORMATS walked all 10,000 before
