@@ -556,9 +556,9 @@ class NormalizedText:
     _unhyphenated: str | None = field(default=None, init=False, repr=False, compare=False)
 
     def without_hyphens(self) -> str:
-        """``text`` with its hyphens dropped, made on first use and kept: the slip search asks
-        it of every document lacking a word of a quote as written (the quote may have joined a
-        compound), for every rejected quote, and a document is searched again and again."""
+        """``text`` with its hyphens dropped, made on first use and kept: the slip search reads
+        it in every document it searches (a quote may have joined a compound), for every quote
+        not found as written, and a document is searched again and again."""
         out = self._unhyphenated
         if out is None:
             out = self.text.replace("-", "")

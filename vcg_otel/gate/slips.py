@@ -255,6 +255,14 @@ def _holds_words(text: str, needed: tuple[str, ...],
     dropped (the quote may have joined a compound; ``unhyphenated`` gives that text when the
     caller keeps it): asked of every window a pattern is tried in. Longest words first: they
     are the ones a text lacks."""
+    if unhyphenated is not None and "-" in text:
+        # A word (never hyphenated itself) written in the text is in it without hyphens too:
+        # one test per word, not two for each the text lacks as written.
+        kept = unhyphenated()
+        for word in needed:  # noqa: SIM110 -- a loop, not all(genexpr): runs for every document
+            if word not in kept:
+                return False
+        return True
     dropped: str | None = None
     for word in needed:
         if word in text:

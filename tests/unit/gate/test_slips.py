@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import pytest
 from cases import load_corpus
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from vcg_otel import Corpus, quote_gate
 from vcg_otel.gate import GateResult, NotFoundReason, SearchBudget
@@ -192,9 +194,9 @@ def test_a_word_the_document_holds_only_hyphenated_still_admits_the_slip_search(
 
 
 def test_a_document_read_without_its_hyphens_is_kept_for_the_next_rejected_quote() -> None:
-    # A quote lacking a word of the document as written makes the slip search read the
-    # document without its hyphens (the quote may have joined a compound); the next rejected
-    # quote over the same document reads the same copy, and the match found through it stays.
+    # A quote not found as written makes the slip search read the document without its
+    # hyphens (the quote may have joined a compound); the next rejected quote over the same
+    # document reads the same copy, and the match found through it stays.
     from vcg_otel.gate import DocumentCache
     docs = Corpus({"d": _ABSTRACTS["2608.05148v1"], "e": _ABSTRACTS["2608.04244v1"]},
                   cache=DocumentCache())  # its own: other tests share the default one
@@ -210,6 +212,25 @@ def test_a_document_read_without_its_hyphens_is_kept_for_the_next_rejected_quote
     assert m == "found" and "hyphen" in m.forgiven
     from vcg_otel.gate.normalize import normalize_with_map
     assert doc == normalize_with_map(_ABSTRACTS["2608.05148v1"])  # the copy is not compared
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.data())
+def test_the_words_a_slip_match_needs_are_read_alike_with_the_kept_copy(
+        data: st.DataObject) -> None:
+    # The whole-text check reads only the copy without hyphens when the caller keeps one: a
+    # word written in the text is in the copy too. It must answer as the check that reads
+    # the text first, for words the abstract has, has only hyphenated, or lacks.
+    from vcg_otel.gate.slips import _holds_words, tokens
+    key = data.draw(st.sampled_from(_IDS), label="abstract")
+    text = Corpus({"d": _ABSTRACTS[key]}).normalized("d").text
+    own = [m.group() for m in tokens(text)]
+    joined = [w.replace("-", "") for w in text.split() if "-" in w]
+    pool = st.sampled_from(own) | st.sampled_from(joined or own) | st.sampled_from(
+        ["interrogations", "finetune", "tuning", "nonfatal"])
+    needed = tuple(data.draw(st.lists(pool, min_size=1, max_size=6), label="needed"))
+    assert _holds_words(text, needed, lambda: text.replace("-", "")) == \
+        _holds_words(text, needed)
 
 
 def test_a_quote_with_its_words_moved_compiles_no_slip_pattern() -> None:
