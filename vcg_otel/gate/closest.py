@@ -90,10 +90,12 @@ def _voters(hay: str, quote: _Quote, budget: SearchBudget) -> list[tuple[str, in
     times in a sample of it (the whole of a document up to :data:`_SAMPLE` characters), the
     rarest :data:`_VOTERS` of them in a longer one, whose every scan costs milliseconds."""
     counted = []
+    sample = min(len(hay), _SAMPLE)
+    most = _MAX_OCCURRENCES * min(1.0, _SAMPLE / max(1, len(hay)))
     for word, offset in quote.anchors:
-        budget.scan(min(len(hay), _SAMPLE))
+        budget.scan(sample)
         count = hay.count(word, 0, _SAMPLE)
-        if count <= _MAX_OCCURRENCES * min(1.0, _SAMPLE / max(1, len(hay))):
+        if count <= most:
             counted.append((count, word, offset))
     if len(hay) <= _SAMPLE:
         return [(w, o) for c, w, o in counted if c]
