@@ -119,6 +119,7 @@ class DocumentCache:
 default_cache = DocumentCache()
 
 
+_DIGIT_COMMA = re.compile(r"\d,\d")
 # A quote word may join at most this many parts of a compound (``stateoftheart`` joins four).
 _MAX_JOINED = 8
 
@@ -161,21 +162,19 @@ def _index_words(text: str) -> set[str]:
     return words
 
 
-def _whole_words(text: str) -> list[tuple[str, bool]]:
-    """The words of quote text in order, each with whether a document holding the quote must
-    hold it as a whole word: not one glued by a hyphen to another (the document may write the
-    compound joined: ``non-fatal`` as ``nonfatal``) nor a digit group of a number with
-    separators (``1,204`` may be written ``1204``)."""
-    out: list[tuple[str, bool]] = []
-    last = len(text) - 1
-    for m in _WORD.finditer(text):
-        a, b = m.start(), m.end()
-        glued = ((a >= 2 and text[a - 1] == "-" and text[a - 2].isalnum())
-                 or (b < last and text[b] == "-" and text[b + 1].isalnum()))
-        grouped = ((a >= 2 and text[a - 1] == "," and text[a - 2].isdigit())
-                   or (b < last and text[b] == "," and text[b + 1].isdigit()))
-        out.append((m.group(), not (glued or grouped)))
-    return out
+def _whole_words(text: str) -> tuple[list[str], set[str]]:
+    """The words of quote text in order, and those of them a document holding the quote may
+    not hold as whole words: those of a stretch (between spaces) with a hyphen, which may glue
+    two of them into a compound the document writes joined (``non-fatal`` as ``nonfatal``), or
+    with a comma between digits (``1,204`` may be written ``1204``). Leaving a few more words
+    out than needed only looks up fewer; most quotes have few such stretches."""
+    words = _WORD.findall(text)
+    unsafe: set[str] = set()
+    if "-" in text or "," in text:
+        for stretch in text.split():
+            if "-" in stretch or ("," in stretch and _DIGIT_COMMA.search(stretch)):
+                unsafe.update(_WORD.findall(stretch))
+    return words, unsafe
 
 
 class Corpus:
@@ -439,7 +438,8 @@ def _quote_words(quote: ParsedQuote) -> set[str]:
     """
     readings: list[set[str]] = []
     if quote.needle:
-        readings.append({w for w, whole in _whole_words(quote.needle) if whole})
+        words, unsafe = _whole_words(quote.needle)
+        readings.append(set(words) - unsafe)
     if quote.elided:
         readings.append(_inner_words(quote.pieces))
     if quote.literal:
@@ -452,12 +452,12 @@ def _inner_words(pieces: tuple[str, ...]) -> set[str]:
     words: set[str] = set()
     last = len(pieces) - 1
     for k, piece in enumerate(pieces):
-        found = _whole_words(piece)
+        found, unsafe = _whole_words(piece)
         if k > 0 and found and is_spaced_word_char(piece[0]):
             found = found[1:]
         if k < last and found and is_spaced_word_char(piece[-1]):
             found = found[:-1]
-        words.update(w for w, whole in found if whole)
+        words.update(w for w in found if w not in unsafe)
     return words
 
 
