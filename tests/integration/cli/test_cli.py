@@ -427,3 +427,42 @@ def test_a_reader_that_goes_away_ends_the_command_quietly(files: dict[str, Path]
         assert len(files["out"].read_text().splitlines()) == 400
     else:
         assert proc.returncode == 128 + signal.SIGPIPE, proc.stderr
+
+
+def test_a_slipped_quote_cited_to_the_wrong_document_stays_misattributed_over_a_long_log(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # One --docs set serves every answer of the log, so it builds its word index once the
+    # misses have paid for it. Quotes that joined a compound, dropped a thousands separator or
+    # kept Rich's markup, cited to the wrong README or abstract, must still be misattributed
+    # afterwards, as before the index (they were not_found: fabrications).
+    root = Path(__file__).resolve().parents[3]
+    abstracts = json.loads((root / "benchmarks/data/arxiv_abstracts_295.json").read_text())
+    readmes = json.loads((root / "benchmarks/data/markup_samples.json").read_text())
+    keys = ["2608.05138v1", "2608.04244v1", *sorted(abstracts)[:36]]
+    docs = {k: abstracts[k] for k in keys}
+    docs["md-rich"], docs["md-fastapi"] = readmes["md-rich"]["text"], readmes["md-fastapi"]["text"]
+    (tmp_path / "docs.json").write_text(json.dumps(docs))
+    other = sorted(abstracts)[5]
+    invented = [f"the benchmark shows a {n} point gain on every held out split" for n in range(12)]
+    slipped = [  # (quote as a model wrote it, the document it is from)
+        ("After finetuning on 65773 Greek retrieval pairs", "2608.05138v1"),
+        ("interventions are designed to preserve nontextual content", "2608.04244v1"),
+        ('console.print("Where there is a [bold cyan]Will[/bold cyan] there [u]is[/u] a '
+         '[i]way[/i].")', "md-rich"),
+    ]
+    records = [{"id": f"made-up-{i}", "answer": "...",
+                "citations": [{"claim": "c", "quote": q, "doc_id": other}]}
+               for i, q in enumerate(invented)]
+    records += [{"id": f"slipped-{i}", "answer": "...",
+                 "citations": [{"claim": "c", "quote": q, "doc_id": "md-fastapi"}]}
+                for i, (q, _) in enumerate(slipped)]
+    write_jsonl(tmp_path / "answers.jsonl", records)
+    out = tmp_path / "results.jsonl"
+    assert main(["audit", str(tmp_path / "answers.jsonl"), "--docs", str(tmp_path / "docs.json"),
+                 "--out", str(out), "--no-progress"]) == 0
+    results = {r["answer_id"]: r for r in map(json.loads, out.read_text().splitlines())}
+    assert {results[f"made-up-{i}"]["outcome"] for i in range(len(invented))} == {"not_found"}
+    for i, (_, source) in enumerate(slipped):
+        r = results[f"slipped-{i}"]
+        assert r["outcome"] == "misattributed", r
+        assert r["gate"]["source_document_ids"] == [source]
