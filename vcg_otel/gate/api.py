@@ -122,8 +122,12 @@ def quote_gate(
     """
     if not isinstance(quote, str):
         raise TypeError(f"quote must be str, not {type(quote).__name__}")
-    cited = _doc_id(cited_doc_id, "cited_doc_id")
-    corpus = as_corpus(docs)
+    # The common call (a str id, a Corpus, the default gap and budget) is told by exact
+    # types, which no wrong argument has; any other goes through the checks that name it.
+    cited = cited_doc_id if type(cited_doc_id) is str else _doc_id(cited_doc_id, "cited_doc_id")
+    corpus = docs if type(docs) is Corpus else as_corpus(docs)
+    if max_gap is DEFAULT_MAX_GAP and budget is None:
+        return checked_quote_gate(quote, cited, corpus, max_gap, SearchBudget())
     return checked_quote_gate(quote, cited, corpus, max_gap, search_arguments(max_gap, budget))
 
 

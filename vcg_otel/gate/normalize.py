@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 
 from .markup import is_html, leading_markers, markup_edits, may_have_markup, skippable_edits
 
-__all__ = ["NormalizedText", "OffsetMap", "normalize", "normalize_with_map"]
+__all__ = ["NormalizedText", "OffsetMap", "fold_chars", "normalize", "normalize_with_map"]
 
 # Typography folded to ASCII. Applied after NFKC_Casefold, so only characters that survive
 # NFKC need an entry (NFKC already maps U+2026 to "...", ligatures to letters, and most exotic
@@ -268,6 +268,45 @@ class _FoldTable(dict[int, str]):
 
 MARKS_SEEN: set[str] = set()
 FOLD_TABLE = _FoldTable({code: chr(code).lower() for code in range(128)})
+_ASCII_BYTES = bytes(range(128))
+
+
+def fold_chars(text: str) -> str | None:
+    """``text.translate(FOLD_TABLE)`` (stage A of :func:`normalize`), or ``None`` when ``text``
+    holds a combining mark (marks fold by cluster: the full stage A decides).
+
+    ``str.translate`` with a mapping looks every character up as a Python object (about 40 ns
+    each). A quote is mostly ASCII with a few curly quotes, a ligature or non-breaking spaces,
+    so it is folded in its UTF-8 bytes instead: ``bytes.lower`` lower-cases the ASCII letters
+    alone, and each distinct non-ASCII character is then replaced by its fold (a character's
+    bytes never match across a character boundary in UTF-8). That is the translation as long
+    as every fold replaced in is ASCII, so no replacement makes a character that a later one
+    replaces again; a text with any other fold is translated.
+    """
+    if text.isascii():
+        return text.lower()
+    raw = text.encode("utf-8", "surrogatepass")
+    others = raw.translate(None, _ASCII_BYTES).decode("utf-8", "surrogatepass")
+    raw = raw.lower()
+    folded: str | None = None
+    rest = others
+    while rest:  # each distinct character once (a quote has a few)
+        ch = rest[0]
+        rest = rest.replace(ch, "")
+        fold = FOLD_TABLE[ord(ch)]
+        if fold == ch:
+            continue
+        if not fold.isascii():
+            folded = text.translate(FOLD_TABLE)
+            break
+        raw = raw.replace(ch.encode("utf-8", "surrogatepass"), fold.encode())
+    if folded is None:
+        folded = raw.decode("utf-8", "surrogatepass")
+    # After the fold, which adds a mark met for the first time to MARKS_SEEN (marks are
+    # non-ASCII: only ``others`` can hold one).
+    if MARKS_SEEN and not MARKS_SEEN.isdisjoint(others):
+        return None
+    return folded
 
 
 def _map_run(run: str, base: int, writer: _UnitWriter, source: str) -> None:
@@ -567,6 +606,10 @@ class NormalizedText:
 
     def original_span(self, start: int, end: int) -> tuple[int, int]:
         """Half-open original offsets for the normalized range ``[start, end)``."""
+        if not (self.layout.n_starts or self.markup or self.chars.n_starts):
+            # Every map is the identity (most documents: no character, markup or layout
+            # change of length): only the leading markers shift the text.
+            return start + self.lead, (end if end > start else start) + self.lead
         o_start = self.layout.start(start + self.lead)
         o_end = self.layout.end(end + self.lead) if end > start else o_start
         for offset_map in (*reversed(self.markup), self.chars):
@@ -599,8 +642,8 @@ def normalize(text: str) -> str:
     if not isinstance(text, str):
         raise TypeError(f"text must be str, not {type(text).__name__}")
     if len(text) <= CHUNK_CHARS:
-        mid = text.lower() if text.isascii() else text.translate(FOLD_TABLE)
-        if not (MARKS_SEEN and not MARKS_SEEN.isdisjoint(text)):
+        mid = fold_chars(text)
+        if mid is not None:
             # Plain prose skips the markup passes and the layout scan (see may_have_markup
             # and _LAYOUT_POSSIBLE): the same output, at a fraction of the cost per quote.
             view = _markup_passes(mid)[0]

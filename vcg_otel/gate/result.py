@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 from .._enum import StrEnum
 
@@ -160,6 +160,30 @@ class GateMatch:
     forgiven: tuple[str, ...] = ()
     diagnosis: LazyDiagnosis = field(default=_NO_DIAGNOSIS, repr=False)
 
+    @classmethod
+    def found_at(cls, document_id: str, start: int, end: int, text: str) -> GateMatch:
+        """``found`` in ``document_id`` as one contiguous passage: what ``GateMatch(FOUND,
+        document_id, document_id, start, end, text, False, ((start, end),), (document_id,))``
+        builds, in half the time. A frozen dataclass's ``__init__`` sets each of the twelve
+        fields through ``object.__setattr__``; the slots' own setters are direct C calls, and
+        the common found quote (:mod:`vcg_otel.gate.fast`) pays for nothing else so much."""
+        match = _new_match(cls)
+        (set_result, set_cited, set_doc, set_start, set_end, set_text, set_elided, set_pieces,
+         set_sources, set_reason, set_forgiven, set_diagnosis) = _FIELD_SETTERS
+        set_result(match, GateResult.FOUND)
+        set_cited(match, document_id)
+        set_doc(match, document_id)
+        set_start(match, start)
+        set_end(match, end)
+        set_text(match, text)
+        set_elided(match, False)
+        set_pieces(match, ((start, end),))
+        set_sources(match, (document_id,))
+        set_reason(match, None)
+        set_forgiven(match, ())
+        set_diagnosis(match, _NO_DIAGNOSIS)
+        return match
+
     @property
     def rejection(self) -> RejectionKind | None:
         """For a quote shown absent (``not_found`` / ``no_match``), ``altered`` (a passage
@@ -213,3 +237,8 @@ class GateMatch:
             "rejection": None if self.rejection is None else self.rejection.value,
             "closest": None if self.closest is None else self.closest.to_dict(),
         }
+
+
+_new_match = object.__new__
+# The slot setter of each field, in field order (what GateMatch.found_at sets).
+_FIELD_SETTERS = tuple(GateMatch.__dict__[f.name].__set__ for f in fields(GateMatch))

@@ -39,7 +39,9 @@ __all__ = [
     "SearchBudget",
     "SearchLimitReached",
     "Span",
+    "find_contiguous",
     "find_quote",
+    "find_whole",
     "is_spaced_word_char",
 ]
 
@@ -212,16 +214,28 @@ class Span:
 
 def find_contiguous(hay: str, needle: str, budget: SearchBudget,
                      edges: tuple[bool, bool] = (False, False)) -> Span | None:
+    """The first occurrence of ``needle`` in ``hay`` with whole-word edges, as a span."""
+    pos = find_whole(hay, needle, budget, edges)
+    if pos == -1:
+        return None
+    end = pos + len(needle)
+    return Span(pos, end, ((pos, end),), False)
+
+
+def find_whole(hay: str, needle: str, budget: SearchBudget,
+               edges: tuple[bool, bool] = (False, False)) -> int:
+    """Where :func:`find_contiguous`'s span starts (-1 for none), at the same cost to
+    ``budget``, without building the span: the fast path builds its answer from the
+    position alone."""
     budget.scan(len(hay))
     lead, trail = edges
     pos = hay.find(needle)
     while pos != -1:
         budget.spend()
-        end = pos + len(needle)
-        if _left_ok(hay, pos, needle, lead) and _right_ok(hay, end, needle, trail):
-            return Span(pos, end, ((pos, end),), False)
+        if _left_ok(hay, pos, needle, lead) and _right_ok(hay, pos + len(needle), needle, trail):
+            return pos
         pos = hay.find(needle, pos + 1)
-    return None
+    return -1
 
 
 def _has_paragraph_break(doc: NormalizedText, n_start: int, n_end: int) -> bool:

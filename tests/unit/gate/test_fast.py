@@ -1,0 +1,82 @@
+"""The fast path's building blocks (vcg_otel/gate/fast.py and the helpers it uses) each equal
+what they stand in for: the whole-path answer itself is compared in
+tests/properties/test_gate_fast_path.py."""
+
+from __future__ import annotations
+
+import re
+import sys
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from vcg_otel.gate import fast
+from vcg_otel.gate.normalize import FOLD_TABLE, NormalizedText, fold_chars, normalize_with_map
+from vcg_otel.gate.quote import MARKS
+from vcg_otel.gate.result import GateMatch, GateResult
+
+
+def test_other_spaces_are_every_whitespace_character_but_the_space() -> None:
+    spaces = {chr(c) for c in range(sys.maxunicode + 1) if chr(c).isspace()}
+    regex = {chr(c) for c in range(sys.maxunicode + 1) if re.match(r"\s", chr(c))}
+    assert set(fast._OTHER_SPACES) == spaces - {" "} == regex - {" "}
+
+
+def test_the_not_plain_bytes_are_the_ascii_not_plain_characters() -> None:
+    ascii_hits = {chr(c) for c in range(128) if fast._NOT_PLAIN_CHAR.match(chr(c))}
+    assert set(fast._NOT_PLAIN_BYTES.decode()) == ascii_hits
+
+
+_TRICKY = st.sampled_from(
+    ["a", "Z", " ", ".", "..", ". .", "(", ")", "[", "]", "(sic)", "[sic]", "[T]", "[...]",
+     "( \u2026 )", "\u2026", "(emphasis added)", "[x y]", "\n", "\u00a0", "\u2019", "\u201c",
+     "\ufb01", "\u0430", "\u00ad", "\u0301", "\u03a3", "\u0130", "\u13a0", "\uab70", "\u00df",
+     "\ud800", "\U0001f600", "\u1e9e", "\u0345", "\uff21", "\u2014", "\u2212"])
+_TEXT = st.lists(st.one_of(_TRICKY, st.text(max_size=3)), max_size=12).map("".join)
+
+
+@settings(max_examples=600, deadline=None)
+@given(_TEXT)
+def test_has_mark_is_the_marks_regex(text: str) -> None:
+    assert fast._has_mark(text) == (MARKS.search(text) is not None)
+
+
+@settings(max_examples=600, deadline=None)
+@given(_TEXT)
+def test_fold_chars_is_the_fold_table(text: str) -> None:
+    folded = fold_chars(text)
+    assert folded is None or folded == text.translate(FOLD_TABLE)
+
+
+@pytest.mark.parametrize("text", ["\u03a3\u0391\u03a3 x", "\u0130stanbul", "\u13a0\uab70 ab",
+                                  "\ufb01 \u201cx\u201d \u00e9 \u00c9 \u00df", "a\ud800b"])
+def test_fold_chars_of_case_changing_and_non_ascii_folds(text: str) -> None:
+    assert fold_chars(text) == text.translate(FOLD_TABLE)
+
+
+def test_fold_chars_leaves_a_combining_mark_to_the_full_stage_a() -> None:
+    assert fold_chars("cafe\u0301 au lait") is None
+
+
+def test_found_at_builds_what_the_constructor_builds() -> None:
+    quick = GateMatch.found_at("d", 3, 9, "passage")
+    full = GateMatch(GateResult.FOUND, "d", "d", 3, 9, "passage", False, ((3, 9),), ("d",))
+    assert repr(quick) == repr(full)
+    assert quick.to_dict() == full.to_dict()
+    assert quick == full
+
+
+@pytest.mark.parametrize("lead", [0, 2])
+def test_original_span_of_identity_maps_is_the_walk_through_the_maps(lead: int) -> None:
+    plain = normalize_with_map("plain text here")
+    assert not (plain.layout.n_starts or plain.markup or plain.chars.n_starts)
+    doc = NormalizedText("- " * lead + plain.text, plain.text, plain.chars, plain.layout, (),
+                         lead)
+    for start in range(len(doc.text) + 1):
+        for end in range(len(doc.text) + 1):
+            o_start = doc.layout.start(start + doc.lead)
+            o_end = doc.layout.end(end + doc.lead) if end > start else o_start
+            mapped = doc.chars.start(o_start)
+            o_end = doc.chars.end(o_end) if o_end > o_start else mapped
+            assert doc.original_span(start, end) == (mapped, o_end)
