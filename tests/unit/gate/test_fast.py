@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from vcg_otel.gate import fast
 from vcg_otel.gate.normalize import FOLD_TABLE, NormalizedText, fold_chars, normalize_with_map
-from vcg_otel.gate.quote import MARKS
+from vcg_otel.gate.quote import MARKS, parse_quote
 from vcg_otel.gate.result import GateMatch, GateResult
 
 
@@ -80,3 +80,45 @@ def test_original_span_of_identity_maps_is_the_walk_through_the_maps(lead: int) 
             mapped = doc.chars.start(o_start)
             o_end = doc.chars.end(o_end) if o_end > o_start else mapped
             assert doc.original_span(start, end) == (mapped, o_end)
+
+
+# Prose pieces and the characters at which the plain and laid-out needles must stop (or
+# agree with the full parse): quotation marks, apostrophes, line breaks before markers,
+# hyphens next to line breaks and spaces, digits before a closing quotation mark.
+_PROSE = st.lists(st.one_of(
+    st.sampled_from(["word", "Two", "x", "9", "12", "\u00e9t\u00e9", "\u0430b", " ", "  ", "\n",
+                     " \n ", "-", "-\n", "- \n ", "\n-", "\n- ", "\n# ", "\n> ", "\n+ ", "\n= ",
+                     "'", "\"", "\u201c", "\u201d", "\u2018", "\u2019", "'s", "s'", "#", "*", "_",
+                     ".", ",", "--", "\t", "\r\n", "\u00a0", "\u00ad", "<b>", "&amp;", "|",
+                     "\ufb01", "\u2014"]),
+    st.text(alphabet="ab1 -\n'\"#", max_size=4)), max_size=14).map("".join)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(_PROSE)
+def test_plain_and_laid_out_needles_are_the_parsed_needle(quote: str) -> None:
+    folded = fold_chars(quote)
+    if folded is None or fast._has_mark(quote):
+        return
+    expected = parse_quote(quote).needle
+    for route in (fast._plain_fold, fast._laid_out_fold):
+        needle = route(folded)
+        assert needle is None or needle == expected, (route.__name__, quote)
+
+
+@pytest.mark.parametrize("quote", [
+    "\u201cQuoted whole.\u201d", "'Single quoted'", "NVIDIA's GPUs", "rock 'n' roll",
+    "line\nbreak  and   spaces", "Proce-\ndural text", "Proce- \n dural", "a-\n-b horizon",
+    "ends in 12\"", "\"12\"", "x\n# heading", "x\n- item", "x\n-item", "x -\ny", ")-\nb text",
+    "\n  > quoted", "models' outputs", "'90s music", "\"\"", "a\u2019b", "x\n\n\ny"])
+def test_laid_out_quotes_get_the_parsed_needle_or_none(quote: str) -> None:
+    folded = fold_chars(quote)
+    assert folded is not None
+    needle = fast._laid_out_fold(folded)
+    assert needle is None or needle == parse_quote(quote).needle
+
+
+@pytest.mark.parametrize("quote", ["\u201cQuoted whole.\u201d", "NVIDIA's GPUs",
+                                   "line\nbreak  and   spaces", "Proce-\ndural text"])
+def test_common_laid_out_quotes_take_the_short_route(quote: str) -> None:
+    assert fast._laid_out_fold(fold_chars(quote) or "") == parse_quote(quote).needle
