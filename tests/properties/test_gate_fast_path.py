@@ -21,8 +21,7 @@ from transcription_cases import build_rejection_cases, build_transcription_cases
 
 from vcg_otel import Corpus
 from vcg_otel.gate.api import DEFAULT_MAX_GAP, checked_quote_gate, full_quote_gate
-from vcg_otel.gate.fast import _laid_out_fold, _plain_fold, fast_found, plain_needle
-from vcg_otel.gate.normalize import fold_chars
+from vcg_otel.gate.fast import fast_found, plain_needle
 from vcg_otel.gate.quote import parse_quote
 from vcg_otel.gate.search import SearchBudget
 
@@ -86,9 +85,8 @@ def test_quotes_only_laid_out_get_their_needle_without_normalizing(mode: str) ->
              if c.mode == mode and c.expected == "found"]
     short = 0
     for quote in found:
-        folded = fold_chars(quote)
-        needle = folded and (_plain_fold(folded) or _laid_out_fold(folded))
-        if needle:
+        needle = plain_needle(quote)
+        if needle is not None:
             short += 1
             assert needle == parse_quote(quote).needle, quote
     assert short >= 0.9 * len(found)

@@ -32,9 +32,17 @@ from bisect import bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from .markup import is_html, leading_markers, markup_edits, may_have_markup, skippable_edits
+from .markup import (
+    MARKUP_CHARS,
+    is_html,
+    leading_markers,
+    markup_edits,
+    may_have_markup,
+    skippable_edits,
+)
 
-__all__ = ["NormalizedText", "OffsetMap", "fold_chars", "normalize", "normalize_with_map"]
+__all__ = ["NormalizedText", "OffsetMap", "fold_chars", "laid_out", "normalize",
+           "normalize_with_map"]
 
 # Typography folded to ASCII. Applied after NFKC_Casefold, so only characters that survive
 # NFKC need an entry (NFKC already maps U+2026 to "...", ligatures to letters, and most exotic
@@ -518,6 +526,101 @@ def _stage_b(text: str, writer: _UnitWriter, first: bool, last: bool) -> str:
     return writer.finish(text)
 
 
+# --- the short way: text that only the fold and the layout's whitespace rules change -------
+
+# Every whitespace character but the space (what str.isspace and the regex "\s" call
+# whitespace; tests/unit/gate/test_fast.py checks the list against them).
+_OTHER_SPACES = ("\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004"
+                 "\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000")
+# Characters at which the markup stage (may_have_markup) or the layout stage (any whitespace
+# but the space: _LAYOUT_POSSIBLE) may act, less the four laid_out looks at more closely:
+# line breaks, apostrophes and square brackets.
+_LOOKED_AT = "\n'[]"
+_SHORT_WAY_CHAR = re.compile("[" + re.escape(
+    "".join(ch for ch in MARKUP_CHARS + _OTHER_SPACES if ch not in _LOOKED_AT)) + "]")
+# The ASCII ones as bytes: deleting them from an ASCII text's bytes tells at C speed, three
+# times faster than the regex scan.
+_SHORT_WAY_BYTES = "".join(ch for ch in MARKUP_CHARS + _OTHER_SPACES
+                           if ch.isascii() and ch not in _LOOKED_AT).encode()
+# A line break before a line-start marker (markup's "\n" trigger; only spaces can stand
+# between them in a text _SHORT_WAY_CHAR clears).
+_LINE_MARKER = re.compile(r"\n *[#>*+\-|=`~\[]")
+# A square bracket that starts a construct: a footnote or citation marker, a link, a
+# reference definition or shortcut (markup's "[" and "]" triggers, and "]:").
+_BRACKET_CONSTRUCT = re.compile(r"\[(?=[\^1-9])|\](?=[(\[])|\]:")
+# A hyphen at a line break inside a word, which the layout removes (_LAYOUT's first rule,
+# with the spaces _SHORT_WAY_CHAR leaves).
+_JOIN = re.compile(r"(?<=\w)- *\n *(?=\w)")
+# First characters at which leading_markers or a line-start marker (markup.LINE0) may remove
+# something.
+_MARKER_STARTS = frozenset("#>*+-|=`~[")
+_QUOTATION_MARKS = "\"'"
+_IS_QUOTATION_MARK = frozenset(_QUOTATION_MARKS)  # "" is in a str, never in a set
+
+
+def laid_out(folded: str) -> str | None:
+    """What :func:`normalize` makes of a text whose fold (:func:`fold_chars`) is ``folded``,
+    for prose that only the layout's whitespace rules change; ``None`` for any other text.
+
+    That is plain prose but for quotation marks around it, apostrophes inside words, square
+    brackets that start no construct, line breaks, runs of spaces and hyphens at a line break
+    inside a word: the quotes answers give, which then skip the markup passes and the
+    layout scan (several times the cost of the rest). Each is shown to be all the two stages
+    do to such a text:
+
+    * the markup pass removes quotation marks at the ends (skippable next to the text's end),
+      except one after a digit (refused). An apostrophe with a letter or digit on both sides
+      is never skippable. A line break is a construct trigger only before a line-start
+      marker, a square bracket only as :data:`_BRACKET_CONSTRUCT` says (both refused), and
+      the later passes a removal asks for have no other trigger than a marker at the start
+      (refused).
+    * the layout stage joins a word at a hyphen + line break (:data:`_JOIN`, its first
+      rule); with no hyphen next to whitespace or another hyphen otherwise (refused), its
+      every other match is a run of whitespace, which becomes one space, none at the ends:
+      ``str.split``.
+    """
+    text = folded
+    if folded[:1] in _IS_QUOTATION_MARK or folded[-1:] in _IS_QUOTATION_MARK:
+        text = folded.strip(_QUOTATION_MARKS)
+        if folded[-1] in _IS_QUOTATION_MARK and text[-1:].isdigit():
+            return None  # a closing mark after a digit (inches, feet) is kept
+    if _holds(text, _SHORT_WAY_BYTES, _SHORT_WAY_CHAR):
+        return None
+    if "'" in text and not _inside_words(text, "'"):
+        return None
+    if ("[" in text or "]" in text) and _BRACKET_CONSTRUCT.search(text) is not None:
+        return None
+    if "\n" in text:
+        if _LINE_MARKER.search(text) is not None:
+            return None
+        if "-" in text:
+            text = _JOIN.sub("", text)
+        out = " ".join(text.split())
+    else:
+        out = " ".join(text.split()) if "  " in text else text.strip(" ")
+    if "--" in out or " -" in out or out[:1] in _MARKER_STARTS:
+        return None
+    return out
+
+
+def _holds(text: str, ascii_chars: bytes, pattern: re.Pattern[str]) -> bool:
+    """``text`` holds a character of ``pattern`` (a character class whose ASCII members are
+    ``ascii_chars``): for an ASCII text, one deletion from its bytes."""
+    if text.isascii():
+        return len(text.encode().translate(None, ascii_chars)) != len(text)
+    return pattern.search(text) is not None
+
+
+def _inside_words(text: str, ch: str) -> bool:
+    """Every ``ch`` of ``text`` has a letter or digit on both sides."""
+    pos = text.find(ch)
+    while pos != -1:
+        if not (0 < pos < len(text) - 1 and text[pos - 1].isalnum() and text[pos + 1].isalnum()):
+            return False
+        pos = text.find(ch, pos + 1)
+    return True
+
+
 # Texts longer than this are normalized in chunks, so temporaries stay small and peak memory
 # stays near the size of the output. Chunks are cut between two ASCII letters or digits, where
 # no rule of stage A or B can look across the cut (a markup construct still could, rarely: a
@@ -644,8 +747,12 @@ def normalize(text: str) -> str:
     if len(text) <= CHUNK_CHARS:
         mid = fold_chars(text)
         if mid is not None:
-            # Plain prose skips the markup passes and the layout scan (see may_have_markup
-            # and _LAYOUT_POSSIBLE): the same output, at a fraction of the cost per quote.
+            quick = laid_out(mid)
+            if quick is not None:
+                return quick
+            # Prose without markup skips the markup passes and the layout scan (see
+            # may_have_markup and _LAYOUT_POSSIBLE): the same output, at a fraction of the
+            # cost per quote.
             view = _markup_passes(mid)[0]
             if _LAYOUT_POSSIBLE.search(view) is None:
                 out = view.strip()
