@@ -12,7 +12,7 @@ The needle is the parse's by construction: the quote normalized by
 :func:`~vcg_otel.gate.normalize.normalize` (the very function the parse calls), its edges
 trimmed. Normalizing the common quote costs one fold and a few C-level tests
 (:func:`~vcg_otel.gate.normalize.laid_out`), and telling that it has no editorial mark a
-few ``in`` tests (:func:`_has_mark`).
+few ``str.find`` calls (:func:`~vcg_otel.gate.quote.has_mark`).
 
 Only a *found* answer is given here. Anything else -- a quote with an editorial mark, one
 absent from its cited document, one cut short by the budget -- returns ``None`` with the
@@ -28,7 +28,7 @@ import re
 
 from .corpus import Corpus
 from .normalize import CHUNK_CHARS, fold_chars, laid_out, normalize
-from .quote import MARKS, strip_edges
+from .quote import has_mark, strip_edges
 from .result import GateMatch
 from .search import SearchBudget, SearchLimitReached, find_whole
 
@@ -37,34 +37,11 @@ __all__ = ["fast_found", "plain_needle", "unmarked_needle"]
 _ALNUM = re.compile(r"[^\W_]")
 
 
-def _has_mark(quote: str) -> bool:
-    """``MARKS.search(quote) is not None`` (an editorial mark), the regex tried only where a
-    mark can start: plain prose costs a few C-level scans.
-
-    Every mark starts at "[", "(", "\u2026" or "." (``quote._MARK_STARTS``); an ellipsis
-    character is a mark by itself, and a mark at a full stop is an ellipsis of three."""
-    if "\u2026" in quote:
-        return True
-    if quote.count(".") > 2:
-        return MARKS.search(quote) is not None
-    return _mark_at(quote, "(") or _mark_at(quote, "[")
-
-
-def _mark_at(quote: str, opening: str) -> bool:
-    """A mark starts at one of the ``opening`` characters of ``quote``."""
-    pos = quote.find(opening)
-    while pos != -1:
-        if MARKS.match(quote, pos) is not None:
-            return True
-        pos = quote.find(opening, pos + 1)
-    return False
-
-
 def plain_needle(quote: str) -> str | None:
     """``parse_quote(quote).needle`` for a quote without editorial marks that the fold and
     the layout's whitespace rules alone normalize (:func:`~vcg_otel.gate.normalize.laid_out`)
     and that has a word; ``None`` for every other quote (the full parse decides)."""
-    if len(quote) > CHUNK_CHARS or _has_mark(quote):
+    if len(quote) > CHUNK_CHARS or has_mark(quote):
         return None
     folded = fold_chars(quote)
     out = None if folded is None else laid_out(folded)
@@ -75,7 +52,7 @@ def unmarked_needle(quote: str) -> str | None:
     """``parse_quote(quote).needle`` for a quote without editorial marks that has a word
     (its parse is that one needle: the quote normalized, edges trimmed); ``None`` for a
     quote with a mark or without a word."""
-    if _has_mark(quote):
+    if has_mark(quote):
         return None
     return _with_word(strip_edges(normalize(quote)))
 

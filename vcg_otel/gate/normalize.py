@@ -552,8 +552,9 @@ _BRACKET_CONSTRUCT = re.compile(r"\[(?=[\^1-9])|\](?=[(\[])|\]:")
 # with the spaces _SHORT_WAY_CHAR leaves).
 _JOIN = re.compile(r"(?<=\w)- *\n *(?=\w)")
 # First characters at which leading_markers or a line-start marker (markup.LINE0) may remove
-# something.
-_MARKER_STARTS = frozenset("#>*+-|=`~[")
+# something. Not "[": at a line start it begins a reference or footnote definition only
+# with "]:" or "[^", which _BRACKET_CONSTRUCT refuses anywhere.
+_MARKER_STARTS = frozenset("#>*+-|=`~")
 _QUOTATION_MARKS = "\"'"
 _IS_QUOTATION_MARK = frozenset(_QUOTATION_MARKS)  # "" is in a str, never in a set
 

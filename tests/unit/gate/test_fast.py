@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Iterator
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vcg_otel.gate import fast
 from vcg_otel.gate.normalize import (
     _OTHER_SPACES,
     _SHORT_WAY_BYTES,
@@ -23,7 +23,7 @@ from vcg_otel.gate.normalize import (
     laid_out,
     normalize_with_map,
 )
-from vcg_otel.gate.quote import MARKS
+from vcg_otel.gate.quote import MARKS, has_mark, iter_marks
 from vcg_otel.gate.result import GateMatch, GateResult
 
 
@@ -40,16 +40,21 @@ def test_the_short_way_bytes_are_its_ascii_characters() -> None:
 
 _TRICKY = st.sampled_from(
     ["a", "Z", " ", ".", "..", ". .", "(", ")", "[", "]", "(sic)", "[sic]", "[T]", "[...]",
+     "...", ". . .", ".\n.\u00a0.", "....", "[ \u2026 ]", "(...)", "[Emphasis Added]",
      "( \u2026 )", "\u2026", "(emphasis added)", "[x y]", "\n", "\u00a0", "\u2019", "\u201c",
      "\ufb01", "\u0430", "\u00ad", "\u0301", "\u03a3", "\u0130", "\u13a0", "\uab70", "\u00df",
      "\ud800", "\U0001f600", "\u1e9e", "\u0345", "\uff21", "\u2014", "\u2212"])
 _TEXT = st.lists(st.one_of(_TRICKY, st.text(max_size=3)), max_size=12).map("".join)
 
 
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=2000, deadline=None)
 @given(_TEXT)
-def test_has_mark_is_the_marks_regex(text: str) -> None:
-    assert fast._has_mark(text) == (MARKS.search(text) is not None)
+def test_iter_marks_is_the_marks_regex(text: str) -> None:
+    def seen(matches: Iterator[re.Match[str]]) -> list[tuple[int, int, str | None]]:
+        return [(m.start(), m.end(), m.lastgroup) for m in matches]
+
+    assert seen(iter_marks(text)) == seen(MARKS.finditer(text))
+    assert has_mark(text) == (MARKS.search(text) is not None)
 
 
 @settings(max_examples=600, deadline=None)
@@ -98,6 +103,7 @@ def test_original_span_of_identity_maps_is_the_walk_through_the_maps(lead: int) 
 _PROSE = st.lists(st.one_of(
     st.sampled_from(["word", "Two", "x", "9", "12", "\u00e9t\u00e9", "\u0430b", " ", "  ", "\n",
                      " \n ", "-", "-\n", "- \n ", "\n-", "\n- ", "\n# ", "\n> ", "\n+ ", "\n= ",
+                     "[", "]", "[^", "]:", "](", "[1",
                      "'", "\"", "\u201c", "\u201d", "\u2018", "\u2019", "'s", "s'", "#", "*", "_",
                      ".", ",", "--", "\t", "\r\n", "\u00a0", "\u00ad", "<b>", "&amp;", "|",
                      "\ufb01", "\u2014"]),
@@ -118,7 +124,8 @@ def test_laid_out_is_normalize(text: str) -> None:
     "line\nbreak  and   spaces", "Proce-\ndural text", "Proce- \n dural", "a-\n-b horizon",
     "ends in 12\"", "\"12\"", "x\n# heading", "x\n- item", "x\n-item", "x -\ny", ")-\nb text",
     "\n  > quoted", "models' outputs", "'90s music", "\"\"", "a\u2019b", "x\n\n\ny",
-    "[U]seful", "useful [sic] text", "see [1] here", "a [link](x)", "[ref]: x", "x [^1]",
+    "[U]seful", "useful [sic] text", "see [1] here", "[^1]: note", "[x]: http://a", "[x]",
+    "a [link](x)", "[ref]: x", "x [^1]",
     "text]: y", "[a][b]", "\n[x]", "  ", "", "see[1] here", "word[^1] text", "a[2,3]. b"])
 def test_laid_out_is_normalize_or_none_on_the_edge_cases(text: str) -> None:
     folded = fold_chars(text)
@@ -127,7 +134,7 @@ def test_laid_out_is_normalize_or_none_on_the_edge_cases(text: str) -> None:
     assert out is None or out == _normalize(text)[0]
 
 
-@pytest.mark.parametrize("text", ["\u201cQuoted whole.\u201d", "NVIDIA's GPUs", "a [U]seful",
+@pytest.mark.parametrize("text", ["\u201cQuoted whole.\u201d", "NVIDIA's GPUs", "[U]seful",
                                   "line\nbreak  and   spaces", "Proce-\ndural text",
                                   "useful [sic] text"])
 def test_common_laid_out_quotes_take_the_short_way(text: str) -> None:
