@@ -81,18 +81,10 @@ def _matched(
 ) -> GateMatch:
     doc = corpus.normalized(doc_id)
     start, end = doc.original_span(span.start, span.end)
-    return GateMatch(
-        result=result,
-        cited_document_id=cited,
-        document_id=doc_id,
-        start=start,
-        end=end,
-        text=doc.original[start:end],
-        elided=span.elided,
-        pieces=tuple(doc.original_span(s, e) for s, e in span.pieces),
-        source_document_ids=sources,
-        forgiven=span.forgiven,
-    )
+    pieces = (((start, end),) if span.pieces == ((span.start, span.end),)
+              else tuple([doc.original_span(s, e) for s, e in span.pieces]))
+    return GateMatch.located(result, cited, doc_id, start, end, doc.original[start:end],
+                             span.elided, pieces, sources, span.forgiven)
 
 
 def quote_gate(

@@ -29,7 +29,7 @@ import re
 from .corpus import Corpus
 from .normalize import CHUNK_CHARS, fold_chars, laid_out, normalize
 from .quote import has_mark, strip_edges
-from .result import GateMatch
+from .result import GateMatch, GateResult
 from .search import SearchBudget, SearchLimitReached, find_whole
 
 __all__ = ["fast_found", "plain_needle", "unmarked_needle"]
@@ -80,4 +80,5 @@ def fast_found(quote: str, cited: str | None, corpus: Corpus,
         budget.used, budget.next_look = used, next_look
         return None
     start, end = doc.original_span(pos, pos + len(needle))
-    return GateMatch.found_at(cited, start, end, doc.original[start:end])
+    return GateMatch.located(GateResult.FOUND, cited, cited, start, end, doc.original[start:end],
+                             False, ((start, end),), (cited,))

@@ -161,26 +161,29 @@ class GateMatch:
     diagnosis: LazyDiagnosis = field(default=_NO_DIAGNOSIS, repr=False)
 
     @classmethod
-    def found_at(cls, document_id: str, start: int, end: int, text: str) -> GateMatch:
-        """``found`` in ``document_id`` as one contiguous passage: what ``GateMatch(FOUND,
-        document_id, document_id, start, end, text, False, ((start, end),), (document_id,))``
-        builds, in half the time. A frozen dataclass's ``__init__`` sets each of the twelve
-        fields through ``object.__setattr__``; the slots' own setters are direct C calls, and
-        the common found quote (:mod:`vcg_otel.gate.fast`) pays for nothing else so much."""
+    def located(cls, result: GateResult, cited_document_id: str | None, document_id: str,
+                start: int, end: int, text: str, elided: bool,
+                pieces: tuple[tuple[int, int], ...], source_document_ids: tuple[str, ...],
+                forgiven: tuple[str, ...] = ()) -> GateMatch:
+        """A passage found (``found`` or ``misattributed``, no reason, no diagnosis): what the
+        constructor builds from the same fields, in half the time. A frozen dataclass's
+        ``__init__`` sets each of the twelve fields through ``object.__setattr__``; the slots'
+        own setters are direct C calls, and on the common found quote
+        (:mod:`vcg_otel.gate.fast`) nothing else costs as much."""
         match = _new_match(cls)
         (set_result, set_cited, set_doc, set_start, set_end, set_text, set_elided, set_pieces,
          set_sources, set_reason, set_forgiven, set_diagnosis) = _FIELD_SETTERS
-        set_result(match, GateResult.FOUND)
-        set_cited(match, document_id)
+        set_result(match, result)
+        set_cited(match, cited_document_id)
         set_doc(match, document_id)
         set_start(match, start)
         set_end(match, end)
         set_text(match, text)
-        set_elided(match, False)
-        set_pieces(match, ((start, end),))
-        set_sources(match, (document_id,))
+        set_elided(match, elided)
+        set_pieces(match, pieces)
+        set_sources(match, source_document_ids)
         set_reason(match, None)
-        set_forgiven(match, ())
+        set_forgiven(match, forgiven)
         set_diagnosis(match, _NO_DIAGNOSIS)
         return match
 
@@ -240,5 +243,5 @@ class GateMatch:
 
 
 _new_match = object.__new__
-# The slot setter of each field, in field order (what GateMatch.found_at sets).
+# The slot setter of each field, in field order (what GateMatch.located sets).
 _FIELD_SETTERS = tuple(GateMatch.__dict__[f.name].__set__ for f in fields(GateMatch))

@@ -133,9 +133,16 @@ _PARAGRAPH_BREAK = re.compile(r"\n[^\S\n]*\n|\r\n[^\S\r\n]*\r\n|\u2029")
 _BLANK_LINE = re.compile(r"\n[^\S\n]*\n")
 
 
+# The ASCII word characters: the answer for most characters the edge checks look at, told by
+# one set lookup before the script ranges.
+_ASCII_WORD = frozenset("0123456789_ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+
+
 def is_spaced_word_char(ch: str) -> bool:
     """A word character (``\\w``) of a script that separates words with spaces."""
-    if not (ch.isalnum() or ch == "_"):
+    if ch in _ASCII_WORD:
+        return True
+    if ch < "\x80" or not ch.isalnum():
         return False
     code = ord(ch)
     return not (

@@ -25,6 +25,7 @@ from vcg_otel.gate.normalize import (
 )
 from vcg_otel.gate.quote import MARKS, has_mark, iter_marks
 from vcg_otel.gate.result import GateMatch, GateResult
+from vcg_otel.gate.search import is_spaced_word_char
 
 
 def test_other_spaces_are_every_whitespace_character_but_the_space() -> None:
@@ -74,12 +75,27 @@ def test_fold_chars_leaves_a_combining_mark_to_the_full_stage_a() -> None:
     assert fold_chars("cafe\u0301 au lait") is None
 
 
-def test_found_at_builds_what_the_constructor_builds() -> None:
-    quick = GateMatch.found_at("d", 3, 9, "passage")
-    full = GateMatch(GateResult.FOUND, "d", "d", 3, 9, "passage", False, ((3, 9),), ("d",))
+@pytest.mark.parametrize("fields", [
+    (GateResult.FOUND, "d", "d", 3, 9, "passage", False, ((3, 9),), ("d",), ()),
+    (GateResult.MISATTRIBUTED, "c", "d", 0, 20, "a b ... c", True, ((0, 3), (15, 20)),
+     ("d", "e"), ("hyphen", "punctuation"))])
+def test_located_builds_what_the_constructor_builds(fields: tuple[object, ...]) -> None:
+    quick = GateMatch.located(*fields)  # type: ignore[arg-type]
+    full = GateMatch(*fields[:9], forgiven=fields[9])  # type: ignore[arg-type]
     assert repr(quick) == repr(full)
     assert quick.to_dict() == full.to_dict()
     assert quick == full
+
+
+def test_is_spaced_word_char_is_its_definition() -> None:
+    def defined(ch: str) -> bool:
+        code = ord(ch)
+        return (ch.isalnum() or ch == "_") and not (
+            0x0E00 <= code <= 0x0EFF or 0x1000 <= code <= 0x109F or 0x1780 <= code <= 0x17FF
+            or 0x2E80 <= code <= 0xA4CF or 0xAC00 <= code <= 0xD7AF or 0xF900 <= code <= 0xFAFF
+            or 0xFF66 <= code <= 0xFF9F or code >= 0x20000)
+
+    assert all(is_spaced_word_char(chr(c)) == defined(chr(c)) for c in range(sys.maxunicode + 1))
 
 
 @pytest.mark.parametrize("lead", [0, 2])
