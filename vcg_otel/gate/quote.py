@@ -54,9 +54,11 @@ def iter_marks(quote: str) -> Iterator[re.Match[str]]:
     three or more. The regex's own scan tries its alternatives at every full stop and costs
     several times more on a sentence. A mark never matches empty, so trying each start at
     or past the end of the last match gives ``finditer``'s matches."""
-    starts = [pos for ch in _MARK_STARTS[:-1] for pos in _positions(quote, ch)]
+    starts = [pos for ch in _MARK_STARTS[:-1] if ch in quote for pos in _positions(quote, ch)]
     if quote.count(".") > 2:
         starts += _positions(quote, ".")
+    if not starts:
+        return
     end = 0
     for pos in sorted(starts):
         if pos >= end:
@@ -77,7 +79,12 @@ def _positions(text: str, ch: str) -> list[int]:
 
 
 def has_mark(quote: str) -> bool:
-    """``quote`` holds an editorial mark: its parse has pieces to chain."""
+    """``quote`` holds an editorial mark: its parse has pieces to chain. An ellipsis
+    character is one by itself; a quote with no other start of a mark has none."""
+    if "\u2026" in quote:
+        return True
+    if "(" not in quote and "[" not in quote and quote.count(".") < 3:
+        return False
     return next(iter_marks(quote), None) is not None
 
 
@@ -179,17 +186,21 @@ def parse_quote(quote: str) -> ParsedQuote:
     if not _has_word(needle):
         needle = ""
     marks = list(iter_marks(quote))
-    plain = ParsedQuote(needle, (needle,) if needle else (), False)
     if not marks:
-        return plain
+        return _unmarked(needle)
     inserted = sum(_alnum_count(m.group()) for m in marks if m.lastgroup == "insertion")
     # Brackets hold less than half the words (with none inside, any word at all will do: no
     # need to count every letter of the quote).
     editorial = inserted * 2 < _alnum_count(quote) if inserted else _has_word(quote)
     pieces, gaps, elided, edges = _split(quote, marks, insertions=editorial)
     if not elided:
-        return plain
+        return _unmarked(needle)
     literal: tuple[str, ...] = ()
     if editorial and inserted and any(m.lastgroup == "ellipsis" for m in marks):
         literal = _split(quote, marks, insertions=False)[0]
     return ParsedQuote(needle, pieces, True, gaps, literal, edges)
+
+
+def _unmarked(needle: str) -> ParsedQuote:
+    """The parse of a quote read without editorial marks: its needle, as its one piece."""
+    return ParsedQuote(needle, (needle,) if needle else (), False)
