@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .._enum import StrEnum
+from .._enum import VALUE, StrEnum
 from ..citation import Citation
 from ..gate import GateMatch
 from ..judge.verdict import FailReason, Usage, Verdict
@@ -160,8 +159,12 @@ class AuditReport:
     counts: Mapping[str, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        if not self.counts:
-            object.__setattr__(self, "counts", dict(Counter(r.outcome.value for r in self.results)))
+        if not self.counts:  # by outcome, first seen first (a plain dict: no Counter to make)
+            counts: dict[str, int] = {}
+            for r in self.results:
+                label = VALUE[r.outcome]
+                counts[label] = counts.get(label, 0) + 1
+            object.__setattr__(self, "counts", counts)
 
     def is_consistent(self, r: AuditResult) -> bool:
         """Whether one result counts as consistent under this report's rule."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .._enum import VALUE
 from ..gate import GateMatch
 from . import semconv
 from .content import ContentPolicy
@@ -22,7 +23,7 @@ def rejection_label(gate: GateMatch | None) -> str | None:
     """The ``citation.gate.rejection`` value of a gate result, if it has one."""
     if gate is None or gate.rejection is None:
         return None
-    return gate.rejection.value
+    return VALUE[gate.rejection]
 
 
 def gate_detail_attributes(gate: GateMatch, policy: ContentPolicy) -> dict[str, Any]:
@@ -31,7 +32,7 @@ def gate_detail_attributes(gate: GateMatch, policy: ContentPolicy) -> dict[str, 
     if gate.forgiven:
         attrs[semconv.GATE_FORGIVEN] = list(gate.forgiven)
     if gate.rejection is not None:
-        attrs[semconv.GATE_REJECTION] = gate.rejection.value
+        attrs[semconv.GATE_REJECTION] = VALUE[gate.rejection]
     closest = gate.closest
     if closest is None:
         return attrs
