@@ -40,7 +40,7 @@ from . import semconv
 from .content import ContentPolicy, exported_document_id
 from .genai import ERROR_TYPE
 from .providers import logs_configured
-from .rejection import gate_detail_attributes
+from .rejection import add_gate_details
 
 __all__ = [
     "emit_event",
@@ -130,7 +130,7 @@ def evaluation_attributes(r: AuditResult, policy: ContentPolicy,
     if r.fail_reason is not None:
         attrs[ERROR_TYPE] = VALUE[r.fail_reason]
     if r.gate is not None:
-        attrs.update(gate_detail_attributes(r.gate, policy))
+        add_gate_details(attrs, r.gate, policy)
     if text:
         attrs[ga.GEN_AI_EVALUATION_EXPLANATION] = text
     return attrs

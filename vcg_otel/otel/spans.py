@@ -36,7 +36,7 @@ from .events import (
     span_events_enabled,
     summary,
 )
-from .rejection import gate_detail_attributes
+from .rejection import add_gate_details
 
 __all__ = ["audit_span_attributes", "check_attributes", "record_report", "seconds_ns"]
 
@@ -105,12 +105,13 @@ def check_attributes(r: AuditResult, policy: ContentPolicy,
             attrs[semconv.GATE_MATCH_END] = gate.end
             if gate.document_id is not None:
                 attrs[semconv.GATE_MATCH_DOCUMENT_ID] = gate.document_id
-        attrs.update(match_attributes(gate))  # across chunks, file offsets (stitch.py)
+        if isinstance(gate, ResolvedMatch) and (gate.chunks or gate.file_start is not None):
+            attrs.update(match_attributes(gate))  # across chunks, file offsets (stitch.py)
         if gate.reason is not None:
             attrs[semconv.GATE_REASON] = VALUE[gate.reason]
         if gate.source_document_ids and result == "misattributed":
             attrs[semconv.GATE_SOURCE_DOCUMENT_IDS] = list(gate.source_document_ids)
-        attrs.update(gate_detail_attributes(gate, policy))
+        add_gate_details(attrs, gate, policy)
     if r.evidence is not None:  # a quote-less citation's stage 1
         attrs.update(evidence_attributes(r.evidence))
     if r.judge_skipped is not None:
