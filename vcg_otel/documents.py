@@ -62,6 +62,7 @@ import posixpath
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, fields
 from functools import lru_cache
+from itertools import repeat
 from operator import attrgetter
 from typing import Any
 
@@ -260,6 +261,12 @@ def _located_chunks(obj: Any, id_keys: Sequence[str],
         yield from walk.walk(obj, 0)
 
 
+def _only_ids(names: tuple[tuple[str, str], ...]) -> bool:
+    """Whether every name is an ``id`` (a mapping of id to text's one name per chunk): the
+    names are then their own ``id`` names, with no list to filter them into."""
+    return not names or (len(names) == 1 and names[0][1] == "id")
+
+
 class _Walker:
     __slots__ = ("budget", "id_keys", "seen")
 
@@ -287,7 +294,7 @@ class _Walker:
             yield from self._object(obj, depth)
 
     def _mapping(self, obj: Mapping[Any, Any], depth: int) -> Iterator[_Located]:
-        if (obj and self.budget.take(len(obj)) and all(isinstance(v, str) for v in obj.values())
+        if (obj and self.budget.take(len(obj)) and all(map(isinstance, obj.values(), repeat(str)))
                 and not _NOT_DOCUMENTS.intersection(obj)):
             for k, v in obj.items():
                 ident = _str_ident(k) if type(k) is str else _ident(k)
@@ -484,11 +491,13 @@ class DocumentSet(Corpus):
                 entries.extend((source.text(key), None, ((key, "id"),), None) for key in source)
                 continue
             for text, position, names, locus in _located_chunks(source, id_keys, budget):
-                ident = (text, tuple([n for n in names if n[1] == "id"]))
+                named = tuple(names)
+                ident = (text, named if _only_ids(named) else
+                         tuple([n for n in named if n[1] == "id"]))
                 if ident in seen:
                     continue
                 seen.add(ident)
-                entries.append((text, position, tuple(names), locus))
+                entries.append((text, position, named, locus))
         return cls._built(entries, position_base)
 
     @classmethod
