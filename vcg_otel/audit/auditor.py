@@ -257,9 +257,7 @@ class Auditor:
                 over_limit += 1
         results: list[AuditResult] = []
         pending: list[_Pending] = []
-        # citations without a quote (vcg_otel.evidence)
-        quoteless = QuotelessStage(corpus, position_base=self.config.position_base,
-                                   deadline=deadline)
+        quoteless: QuotelessStage | None = None  # made for the first citation without a quote
         # The gate's work is bounded per quote and per audit: each quote gets at most one
         # quote's budget, taken from what the audit has left (see AUDIT_SEARCH_STEPS).
         left = AUDIT_SEARCH_STEPS
@@ -281,6 +279,9 @@ class Auditor:
             located = None
             skipped: str | None
             if gate is None and c.quote is None and not c.has_offsets:
+                if quoteless is None:  # (vcg_otel.evidence)
+                    quoteless = QuotelessStage(corpus, position_base=self.config.position_base,
+                                               deadline=deadline)
                 try:
                     located = quoteless.check(c.document_id, c.claim)
                 except DeadlineReached:
