@@ -12,7 +12,7 @@ gate attributes), and say so in the commit.
 Shapes: the overhead benchmark's workload (4 real quotes and 1 invented one over 10 documents
 of 2 kB) and the same all honest; a misquote and a misattributed quote; content capture off;
 a judge callable (one verdict, one answer that fails closed); ``check_spans=False``; events on
-the Logs API; an answer that cites nothing; enforce mode.
+the Logs API; an answer that cites nothing; enforce mode; an audit that raises.
 """
 
 from __future__ import annotations
@@ -83,6 +83,17 @@ def judge(system: str, user: str) -> str:
     return json.dumps({"verdict": "supports", "confidence": 0.9, "reasoning": "it says so"})
 
 
+def failing_auditor() -> Any:
+    """An auditor whose audit raises (the audit span records the failure)."""
+    from vcg_otel.audit import Auditor
+
+    class Failing(Auditor):
+        def audit(self, *args: Any, **kwargs: Any) -> Any:
+            raise RuntimeError("the audit failed")
+
+    return Failing()
+
+
 # The judge's model name (``callable:<module>.<name>``) is telemetry: the same whether this
 # file runs as a script or is imported by a test.
 judge.__module__ = "golden_telemetry"
@@ -102,7 +113,12 @@ CASES: tuple[tuple[str, str, dict[str, Any], bool], ...] = (
     ("no_span_events", "overhead", {"judge": judge, "span_events": False}, True),
     ("nothing", "nothing", {}, False),
     ("enforce", "overhead", {"mode": "enforce"}, False),
+    ("audit_error", "overhead", {"auditor": failing_auditor}, False),
 )
+
+
+#: Attributes whose values name this checkout's files and lines: only their presence is kept.
+PLACED = frozenset({"exception.stacktrace"})
 
 
 def _plain(value: Any) -> Any:
@@ -111,7 +127,7 @@ def _plain(value: Any) -> Any:
 
 def _attributes(attributes: Any) -> list[list[Any]]:
     """``[key, value]`` pairs in the order they were set (an exporter keeps that order)."""
-    return [[k, _plain(v)] for k, v in (attributes or {}).items()]
+    return [[k, "..." if k in PLACED else _plain(v)] for k, v in (attributes or {}).items()]
 
 
 def _spans(exporter: InMemorySpanExporter) -> list[dict[str, Any]]:
@@ -181,6 +197,7 @@ def run(case: str, shape: str, options: dict[str, Any], logs: bool) -> dict[str,
     def handler(documents: dict[str, str]) -> dict[str, Any]:
         return value
 
+    options = {k: v() if k == "auditor" else v for k, v in options.items()}  # one per run
     decorated: Callable[..., Any] = audited_citations(**providers, **options)(handler)
     returned = decorated(docs)
     return {"case": case, "returned_citations": len(returned.get("citations", ()))

@@ -179,9 +179,11 @@ def _judge_span(tracer: Tracer, parent: Span, r: AuditResult, policy: ContentPol
 def record_report(tracer: Tracer, audit_span: Span, report: AuditReport,
                   policy: ContentPolicy, *, check_spans: bool = True,
                   span_events: bool | None = None,
-                  logger_provider: LoggerProvider | None = None) -> None:
-    """Write the report under ``audit_span`` (spans, or events if not ``check_spans``) and
-    its counts onto it.
+                  logger_provider: LoggerProvider | None = None,
+                  summarize: bool = True) -> None:
+    """Write the report under ``audit_span`` (spans, or events if not ``check_spans``) and,
+    with ``summarize``, its counts onto it (:func:`audit_span_attributes`; ``False``: the
+    caller writes them, with attributes of its own, in one call).
 
     Events go through the Logs API to ``logger_provider`` (the global one when ``None``; none
     configured: none built), correlated with their check span (or the audit span);
@@ -217,5 +219,6 @@ def record_report(tracer: Tracer, audit_span: Span, report: AuditReport,
                                timestamp=end or None, summarized=summarized)
         if check_spans:
             parent.end(end_time=end)
-    audit_span.set_attributes(audit_span_attributes(report))
+    if summarize:
+        audit_span.set_attributes(audit_span_attributes(report))
 
