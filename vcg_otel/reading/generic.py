@@ -125,13 +125,15 @@ def _generic(item: Any) -> Citation | None:
             break
     if quote is None and raw is None:
         return None
-    start, end = integer(read("start")), integer(read("end"))
-    chunk = read("chunk")
+    start, end, chunk = read("start"), read("end"), read("chunk")
+    if start is not None or end is not None:  # most citations have no offsets: no call then
+        start, end = integer(start), integer(end)
     chunk_pair = None
     if is_list(chunk) and len(chunk) == 2 and all(integer(x) is not None for x in chunk):
         chunk_pair = (chunk[0], chunk[1])
     claim = text_of(read("claim")) or ""
-    return Citation(claim, document_id(raw), quote, start, end, chunk_pair)
+    return Citation(claim, None if raw is None else document_id(raw), quote, start, end,
+                    chunk_pair)
 
 
 def _anthropic(block_text: str, item: Any) -> Citation | None:
