@@ -62,6 +62,7 @@ import posixpath
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, fields
 from functools import lru_cache
+from itertools import repeat
 from operator import attrgetter
 from typing import Any
 
@@ -260,6 +261,12 @@ def _located_chunks(obj: Any, id_keys: Sequence[str],
         yield from walk.walk(obj, 0)
 
 
+def _only_ids(names: tuple[tuple[str, str], ...]) -> bool:
+    """Whether every name is an ``id`` (a mapping of id to text's one name per chunk): the
+    names are then their own ``id`` names, with no list to filter them into."""
+    return not names or (len(names) == 1 and names[0][1] == "id")
+
+
 class _Walker:
     __slots__ = ("budget", "id_keys", "seen")
 
@@ -287,7 +294,7 @@ class _Walker:
             yield from self._object(obj, depth)
 
     def _mapping(self, obj: Mapping[Any, Any], depth: int) -> Iterator[_Located]:
-        if (obj and self.budget.take(len(obj)) and all(isinstance(v, str) for v in obj.values())
+        if (obj and self.budget.take(len(obj)) and all(map(isinstance, obj.values(), repeat(str)))
                 and not _NOT_DOCUMENTS.intersection(obj)):
             for k, v in obj.items():
                 ident = _str_ident(k) if type(k) is str else _ident(k)
@@ -449,6 +456,9 @@ class DocumentSet(Corpus):
         self.position_base = position_base
         self.chunks: list[Chunk] = []
         self._table: dict[str, dict[str, list[str]]] = {level: {} for level in _LEVELS}
+        # resolve()'s answers by (identifier, position base): shared with the table
+        self._resolutions: dict[tuple[str | None, int | None],
+                                tuple[tuple[str, ...], Resolution]] = {}
         self._joined = _Joined()
         for chunk in chunks:
             self._add_chunk(chunk)
@@ -481,11 +491,13 @@ class DocumentSet(Corpus):
                 entries.extend((source.text(key), None, ((key, "id"),), None) for key in source)
                 continue
             for text, position, names, locus in _located_chunks(source, id_keys, budget):
-                ident = (text, tuple([n for n in names if n[1] == "id"]))
+                named = tuple(names)
+                ident = (text, named if _only_ids(named) else
+                         tuple([n for n in named if n[1] == "id"]))
                 if ident in seen:
                     continue
                 seen.add(ident)
-                entries.append((text, position, tuple(names), locus))
+                entries.append((text, position, named, locus))
         return cls._built(entries, position_base)
 
     @classmethod
@@ -529,6 +541,7 @@ class DocumentSet(Corpus):
         self.chunks = list(self.chunks)
         self._table = {level: {ident: list(keys) for ident, keys in table.items()}
                        for level, table in self._table.items()}
+        self._resolutions = {}  # the shared one answers for the shared table
 
     def _add_chunk(self, chunk: Chunk) -> None:
         if chunk.key in self:
@@ -536,6 +549,7 @@ class DocumentSet(Corpus):
         self.add(chunk.key, chunk.text)
         self.chunks.append(chunk)
         self._joined = _Joined()  # the rebuilt texts are rebuilt on next use
+        self._resolutions.clear()  # an id may now name this chunk too
         for ident, level in chunk.names:  # the key itself is a name only if it is one
             self._table[level].setdefault(ident, []).append(chunk.key)
             if level != "position":
@@ -624,7 +638,22 @@ class DocumentSet(Corpus):
     # -- resolving -----------------------------------------------------------------------------
 
     def resolve(self, cited: str | None) -> tuple[tuple[str, ...], Resolution]:
-        """The chunk keys a cited identifier names, and at which level (module doc rules)."""
+        """The chunk keys a cited identifier names, and at which level (module doc rules).
+
+        Remembered per identifier with the identifier table, which the sets built again from
+        the same chunks share (:meth:`from_sources`): a recurring retrieval's citations, which
+        name the same ids call after call, are resolved once."""
+        key = (cited, self.position_base)
+        known = self._resolutions.get(key)
+        if known is not None:
+            return known
+        resolved = self._resolve(cited)
+        if len(self._resolutions) >= _MAX_RESOLUTIONS:  # answers citing ever new ids
+            self._resolutions.clear()
+        self._resolutions[key] = resolved
+        return resolved
+
+    def _resolve(self, cited: str | None) -> tuple[tuple[str, ...], Resolution]:
         if cited is None:  # a citation naming no document: it can be in any of them
             return tuple(c.key for c in self.chunks), "any"
         ident = cited.strip()
@@ -663,7 +692,7 @@ class DocumentSet(Corpus):
         gate call); when it runs out the result is ``not_found`` with reason
         ``search_limit``, never ``found`` and never ``no_match``.
         """
-        if len(self) == 0:
+        if not self._texts:  # no documents at all
             return None
         cited = citation.document_id
         group, how = self.resolve(cited)
@@ -768,6 +797,9 @@ class _Joined:
 def _unique(keys: list[str]) -> tuple[str, ...]:
     return (keys[0],) if len(keys) == 1 else tuple(dict.fromkeys(keys))
 
+
+#: The most cited identifiers a document set remembers the resolution of.
+_MAX_RESOLUTIONS = 1024
 
 #: Document sets built recently, by their chunks (:meth:`DocumentSet.from_sources`): an app
 #: that retrieves the same documents again (or passes the same dict on every call) gets them

@@ -34,7 +34,7 @@ from .._executor import DaemonExecutor
 from .._settings import from_settings
 from ..documents import DocumentSet
 from ..evidence import QuotelessStage, SourceEvidence
-from ..gate import GateMatch, NotFoundReason, quote_gate, span_gate
+from ..gate import GateMatch, GateResult, NotFoundReason, quote_gate, span_gate
 from ..gate.api import Documents, as_corpus
 from ..gate.corpus import Corpus
 from ..gate.search import DEFAULT_SEARCH_STEPS, SearchBudget
@@ -54,7 +54,7 @@ from ..otel import semconv
 from .cache import CacheKey, VerdictCache, verdict_key
 from .config import AuditConfig
 from .limit import Slots
-from .models import AuditReport, AuditResult, Citation, Outcome
+from .models import AuditReport, AuditResult, Citation, Outcome, audit_result
 
 if TYPE_CHECKING:
     import asyncio
@@ -71,6 +71,8 @@ __all__ = ["AUDIT_SEARCH_STEPS", "MAX_REENTRY", "Auditor", "audit_citation"]
 #: (``search_limit``), never ``not_found``: the host's latency stays bounded whatever the
 #: answer holds, and the fabrication rate counts only quotes shown to be absent.
 AUDIT_SEARCH_STEPS = 200_000
+# A gate result's outcome (the same value), looked up: ``Outcome(value)`` is an enum call.
+_OUTCOME_OF_GATE = {result: Outcome(result.value) for result in GateResult}
 #: How deep a judge may call back into audits of its own auditor.
 MAX_REENTRY = 4
 # The auditors whose judge call is running in this context, innermost last. Copied into the
@@ -255,9 +257,7 @@ class Auditor:
                 over_limit += 1
         results: list[AuditResult] = []
         pending: list[_Pending] = []
-        # citations without a quote (vcg_otel.evidence)
-        quoteless = QuotelessStage(corpus, position_base=self.config.position_base,
-                                   deadline=deadline)
+        quoteless: QuotelessStage | None = None  # made for the first citation without a quote
         # The gate's work is bounded per quote and per audit: each quote gets at most one
         # quote's budget, taken from what the audit has left (see AUDIT_SEARCH_STEPS).
         left = AUDIT_SEARCH_STEPS
@@ -265,7 +265,7 @@ class Auditor:
             started_ns = time.time_ns()
             t0 = time.perf_counter()
             if deadline is not None and deadline.expired():  # the host has waited enough
-                results.append(AuditResult(index, c, None, None, Outcome.UNVERIFIABLE,
+                results.append(audit_result(index, c, None, None, Outcome.UNVERIFIABLE,
                                            semconv.REASON_DEADLINE, gate_started_ns=started_ns))
                 continue
             budget = SearchBudget(max(1, min(DEFAULT_SEARCH_STEPS, left)), deadline)
@@ -279,6 +279,9 @@ class Auditor:
             located = None
             skipped: str | None
             if gate is None and c.quote is None and not c.has_offsets:
+                if quoteless is None:  # (vcg_otel.evidence)
+                    quoteless = QuotelessStage(corpus, position_base=self.config.position_base,
+                                               deadline=deadline)
                 try:
                     located = quoteless.check(c.document_id, c.claim)
                 except DeadlineReached:
@@ -297,7 +300,7 @@ class Auditor:
                 outcome, skipped = (Outcome.UNVERIFIABLE,
                                     semconv.REASON_DEADLINE if cut else "search_limit")
             elif not gate.found:
-                outcome, skipped = Outcome(gate.result.value), "gate_rejected"
+                outcome, skipped = _OUTCOME_OF_GATE[gate.result], "gate_rejected"
             elif self.judge is None:
                 outcome, skipped = Outcome.FOUND, "no_judge"
             else:
@@ -310,7 +313,7 @@ class Auditor:
                     pending.append(_Pending(index, call))
                 else:
                     skipped = "not_sampled"
-            results.append(AuditResult(index, c, gate, None, outcome, skipped,
+            results.append(audit_result(index, c, gate, None, outcome, skipped,
                                        gate_seconds=seconds, gate_started_ns=started_ns,
                                        evidence=located))
         return results, pending, over_limit
@@ -456,7 +459,7 @@ class Auditor:
                 continue
             outcome = (Outcome.UNJUDGED if j.verdict.verdict is VerdictLabel.UNJUDGED
                        else Outcome(j.verdict.verdict.value))
-            final.append(AuditResult(r.index, r.citation, r.gate, j.verdict, outcome, None,
+            final.append(audit_result(r.index, r.citation, r.gate, j.verdict, outcome, None,
                                      j.cached, j.called, r.gate_seconds, j.seconds,
                                      r.gate_started_ns, j.started_ns, j.prompt, r.evidence))
         return AuditReport(

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
-from .._enum import StrEnum
+from .._enum import VALUE, StrEnum
 from ..citation import Citation
 from ..gate import GateMatch
 from ..judge.verdict import FailReason, Usage, Verdict
@@ -15,7 +14,7 @@ from ..judge.verdict import FailReason, Usage, Verdict
 if TYPE_CHECKING:  # evidence imports the document model, which imports this module
     from ..evidence import SourceEvidence
 
-__all__ = ["AuditReport", "AuditResult", "Citation", "Outcome"]
+__all__ = ["AuditReport", "AuditResult", "Citation", "Outcome", "audit_result"]
 
 
 class Outcome(StrEnum):
@@ -138,6 +137,68 @@ class AuditResult:
         }
 
 
+class _ResultFields:
+    """:class:`AuditResult`'s slot layout without its frozen ``__setattr__``, for
+    :func:`audit_result`: the same slot names (a test holds them equal), which Python lays out
+    in sorted order, so an instance can take on the other class."""
+
+    __slots__ = (
+        "cached",
+        "citation",
+        "evidence",
+        "gate",
+        "gate_seconds",
+        "gate_started_ns",
+        "index",
+        "judge_called",
+        "judge_input",
+        "judge_seconds",
+        "judge_skipped",
+        "judge_started_ns",
+        "outcome",
+        "verdict",
+    )
+    index: int
+    citation: Citation
+    gate: GateMatch | None
+    verdict: Verdict | None
+    outcome: Outcome
+    judge_skipped: str | None
+    cached: bool
+    judge_called: bool
+    gate_seconds: float
+    judge_seconds: float
+    gate_started_ns: int
+    judge_started_ns: int
+    judge_input: str | None
+    evidence: SourceEvidence | None
+
+
+def audit_result(index: int, citation: Citation, gate: GateMatch | None,
+                 verdict: Verdict | None, outcome: Outcome, judge_skipped: str | None = None,
+                 cached: bool = False, judge_called: bool = False, gate_seconds: float = 0.0,
+                 judge_seconds: float = 0.0, gate_started_ns: int = 0, judge_started_ns: int = 0,
+                 judge_input: str | None = None,
+                 evidence: SourceEvidence | None = None) -> AuditResult:
+    """``AuditResult(...)`` (same arguments) at a fifth of the cost, for the auditor's loop.
+
+    A frozen dataclass's ``__init__`` sets each of its 14 fields with ``object.__setattr__``
+    (its own ``__setattr__`` refuses): ~3.5 µs per result, one per citation of every audited
+    call. Here the fields are plain slot stores into a :class:`_ResultFields`, which then
+    becomes the :class:`AuditResult` it was laid out as (same slots: the class assignment is
+    checked by Python). What comes out is an ordinary, frozen ``AuditResult``.
+    """
+    made = object.__new__(_ResultFields)
+    made.index, made.citation, made.gate, made.verdict, made.outcome = (
+        index, citation, gate, verdict, outcome)
+    made.judge_skipped, made.cached, made.judge_called = judge_skipped, cached, judge_called
+    made.gate_seconds, made.judge_seconds = gate_seconds, judge_seconds
+    made.gate_started_ns, made.judge_started_ns = gate_started_ns, judge_started_ns
+    made.judge_input, made.evidence = judge_input, evidence
+    made.__class__ = AuditResult  # type: ignore[assignment]
+    return cast(AuditResult, made)
+
+
 _CONSISTENT = frozenset({Outcome.SUPPORTS, Outcome.FOUND})
 
 
@@ -160,8 +221,12 @@ class AuditReport:
     counts: Mapping[str, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        if not self.counts:
-            object.__setattr__(self, "counts", dict(Counter(r.outcome.value for r in self.results)))
+        if not self.counts:  # by outcome, first seen first (a plain dict: no Counter to make)
+            counts: dict[str, int] = {}
+            for r in self.results:
+                label = VALUE[r.outcome]
+                counts[label] = counts.get(label, 0) + 1
+            object.__setattr__(self, "counts", counts)
 
     def is_consistent(self, r: AuditResult) -> bool:
         """Whether one result counts as consistent under this report's rule."""

@@ -31,6 +31,7 @@ from opentelemetry.context import Context
 from opentelemetry.semconv._incubating.attributes import gen_ai_attributes as ga
 from opentelemetry.trace import Span
 
+from .._enum import VALUE
 from .._settings import env_flag
 from .._version import __version__
 from ..audit.models import AuditResult, Outcome
@@ -39,7 +40,7 @@ from . import semconv
 from .content import ContentPolicy, exported_document_id
 from .genai import ERROR_TYPE
 from .providers import logs_configured
-from .rejection import gate_detail_attributes
+from .rejection import add_gate_details
 
 __all__ = [
     "emit_event",
@@ -120,16 +121,16 @@ def evaluation_attributes(r: AuditResult, policy: ContentPolicy,
     attrs: dict[str, Any] = {
         ga.GEN_AI_EVALUATION_NAME: semconv.EVALUATION_NAME,
         ga.GEN_AI_EVALUATION_SCORE_VALUE: score,
-        ga.GEN_AI_EVALUATION_SCORE_LABEL: r.outcome.value,
+        ga.GEN_AI_EVALUATION_SCORE_LABEL: VALUE[r.outcome],
         semconv.CITATION_INDEX: r.index,
     }
     cited = exported_document_id(r, policy)
     if cited is not None:
         attrs[semconv.CITATION_DOCUMENT_ID] = cited
     if r.fail_reason is not None:
-        attrs[ERROR_TYPE] = r.fail_reason.value
+        attrs[ERROR_TYPE] = VALUE[r.fail_reason]
     if r.gate is not None:
-        attrs.update(gate_detail_attributes(r.gate, policy))
+        add_gate_details(attrs, r.gate, policy)
     if text:
         attrs[ga.GEN_AI_EVALUATION_EXPLANATION] = text
     return attrs
@@ -141,7 +142,7 @@ def fail_closed_attributes(r: AuditResult, policy: ContentPolicy) -> dict[str, A
     v = r.verdict
     if v is None or v.fail_reason is None:
         return None
-    event: dict[str, Any] = {semconv.EVENT_ATTR_REASON: v.fail_reason.value}
+    event: dict[str, Any] = {semconv.EVENT_ATTR_REASON: VALUE[v.fail_reason]}
     if policy.outputs and v.detail:
         event[semconv.EVENT_ATTR_DETAIL] = v.detail
     return event

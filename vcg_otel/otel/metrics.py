@@ -15,10 +15,10 @@ from typing import Any
 from opentelemetry import metrics
 from opentelemetry.semconv._incubating.attributes import gen_ai_attributes as ga
 
+from .._enum import VALUE
 from .._version import __version__
 from ..audit.models import AuditReport, AuditResult
 from . import genai, semconv
-from .rejection import rejection_label
 
 __all__ = ["Instruments", "instruments_for", "record_metrics"]
 
@@ -81,13 +81,43 @@ def instruments_for(meter_provider: metrics.MeterProvider | None = None) -> Inst
 _INPUT = ga.GenAiTokenTypeValues.INPUT.value
 _OUTPUT = ga.GenAiTokenTypeValues.OUTPUT.value
 
+# The attribute sets a report's points take, made once: nothing changes them after an add
+# (the SDK copies a measurement's dict into its point), so one dict serves every call.
+# Durations: by stage; counts: by (stage, verdict, rejection kind or None), a finite set
+# (3 stages x the verdicts x 3 kinds) filled on first use.
+_STAGE_ATTRIBUTES = {stage: {semconv.ATTR_STAGE: stage}
+                     for stage in (semconv.STAGE_GATE, semconv.STAGE_JUDGE, semconv.STAGE_FINAL,
+                                   semconv.STAGE_AUDIT)}
+_TOKEN_ATTRIBUTES = {kind: {ga.GEN_AI_TOKEN_TYPE: kind} for kind in (_INPUT, _OUTPUT)}
+_COUNT_ATTRIBUTES: dict[tuple[str, str, str | None], dict[str, str]] = {}
+_REASON_ATTRIBUTES: dict[str, dict[str, str]] = {}
+
+
+def _count_attributes(key: tuple[str, str, str | None]) -> dict[str, str]:
+    """The attributes of a ``citation.audits`` point: stage, verdict and, for a rejected quote,
+    its rejection kind (invented quotes and misquotes apart, as misattribution is)."""
+    point = _COUNT_ATTRIBUTES.get(key)
+    if point is None:
+        stage, verdict, kind = key
+        point = {semconv.ATTR_STAGE: stage, semconv.VERDICT: verdict}
+        if kind is not None:
+            point[semconv.GATE_REJECTION] = kind
+        _COUNT_ATTRIBUTES[key] = point
+    return point
+
+
+def _reason_attributes(reason: str) -> dict[str, str]:
+    """The attributes of a ``citation.judge.fail_closed`` point (reasons are a closed list)."""
+    point = _REASON_ATTRIBUTES.get(reason)
+    if point is None:
+        point = _REASON_ATTRIBUTES[reason] = {semconv.ATTR_REASON: reason}
+    return point
+
 
 def _record_genai(instruments: Instruments, report: AuditReport, r: AuditResult) -> None:
     v = r.verdict
     assert v is not None
-    error = None if v.fail_reason is None else v.fail_reason.value
-    # A fresh dict per record: older SDKs keep the dict they were given as the point's
-    # attributes, so one changed after ``record`` would change the recorded point.
+    error = None if v.fail_reason is None else VALUE[v.fail_reason]
     instruments.genai_duration.record(
         r.judge_seconds, genai.call_attributes(report.judge_model, v.model, error))
     usage = r.usage
@@ -109,42 +139,44 @@ def record_metrics(instruments: Instruments, report: AuditReport) -> None:
     and, when the judge reported usage, its input and output tokens.
     """
     duration = instruments.duration
-    judge_attrs = {semconv.ATTR_STAGE: semconv.STAGE_JUDGE}
+    judge_attrs = _STAGE_ATTRIBUTES[semconv.STAGE_JUDGE]
     # (stage, verdict, rejection kind or None): plain dicts, a Counter costs more to make
     counts: dict[tuple[str, str, str | None], int] = {}
     fail_reasons: dict[str, int] = {}
     prompt_tokens = completion_tokens = 0
     gate_seconds = 0.0
     for r in report.results:
-        rejection = rejection_label(r.gate)
-        if r.gate is not None:
-            key = semconv.STAGE_GATE, r.gate.result.value, rejection
+        gate = r.gate
+        rejection = None
+        if gate is not None:
+            kind = gate.diagnosis.value[0]  # gate.rejection, one property call fewer
+            rejection = None if kind is None else VALUE[kind]
+            key = semconv.STAGE_GATE, VALUE[gate.result], rejection
             counts[key] = counts.get(key, 0) + 1
             gate_seconds += r.gate_seconds
-        if r.verdict is not None:
-            key = semconv.STAGE_JUDGE, r.verdict.verdict.value, None
+        v = r.verdict
+        if v is not None:
+            key = semconv.STAGE_JUDGE, VALUE[v.verdict], None
             counts[key] = counts.get(key, 0) + 1
-            if r.fail_reason is not None:
-                reason = r.fail_reason.value
+            if v.fail_reason is not None:
+                reason = VALUE[v.fail_reason]
                 fail_reasons[reason] = fail_reasons.get(reason, 0) + 1
             if r.judge_called:
                 duration.record(r.judge_seconds, judge_attrs)
                 prompt_tokens += r.usage.prompt_tokens
                 completion_tokens += r.usage.completion_tokens
                 _record_genai(instruments, report, r)
-        key = semconv.STAGE_FINAL, r.outcome.value, rejection
+        key = semconv.STAGE_FINAL, VALUE[r.outcome], rejection
         counts[key] = counts.get(key, 0) + 1
-    for (stage, verdict, kind), n in counts.items():
-        point = {semconv.ATTR_STAGE: stage, semconv.VERDICT: verdict}
-        if kind is not None:  # invented quotes and misquotes apart, as misattribution is
-            point[semconv.GATE_REJECTION] = kind
-        instruments.audits.add(n, point)
+    audits = instruments.audits
+    for key, n in counts.items():
+        audits.add(n, _count_attributes(key))
     for reason, n in fail_reasons.items():
-        instruments.fail_closed.add(n, {semconv.ATTR_REASON: reason})
+        instruments.fail_closed.add(n, _reason_attributes(reason))
     if gate_seconds:
-        duration.record(gate_seconds, {semconv.ATTR_STAGE: semconv.STAGE_GATE})
+        duration.record(gate_seconds, _STAGE_ATTRIBUTES[semconv.STAGE_GATE])
     if prompt_tokens:
-        instruments.tokens.add(prompt_tokens, {ga.GEN_AI_TOKEN_TYPE: _INPUT})
+        instruments.tokens.add(prompt_tokens, _TOKEN_ATTRIBUTES[_INPUT])
     if completion_tokens:
-        instruments.tokens.add(completion_tokens, {ga.GEN_AI_TOKEN_TYPE: _OUTPUT})
-    duration.record(report.duration_seconds, {semconv.ATTR_STAGE: semconv.STAGE_AUDIT})
+        instruments.tokens.add(completion_tokens, _TOKEN_ATTRIBUTES[_OUTPUT])
+    duration.record(report.duration_seconds, _STAGE_ATTRIBUTES[semconv.STAGE_AUDIT])

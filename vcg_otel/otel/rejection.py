@@ -11,30 +11,38 @@ from __future__ import annotations
 
 from typing import Any
 
+from .._enum import VALUE
 from ..gate import GateMatch
 from . import semconv
 from .content import ContentPolicy
 
-__all__ = ["gate_detail_attributes", "rejection_label"]
+__all__ = ["add_gate_details", "gate_detail_attributes", "rejection_label"]
 
 
 def rejection_label(gate: GateMatch | None) -> str | None:
     """The ``citation.gate.rejection`` value of a gate result, if it has one."""
     if gate is None or gate.rejection is None:
         return None
-    return gate.rejection.value
+    return VALUE[gate.rejection]
 
 
 def gate_detail_attributes(gate: GateMatch, policy: ContentPolicy) -> dict[str, Any]:
     """Forgiven slips, rejection kind, closest passage and diffs of one gate result."""
     attrs: dict[str, Any] = {}
+    add_gate_details(attrs, gate, policy)
+    return attrs
+
+
+def add_gate_details(attrs: dict[str, Any], gate: GateMatch, policy: ContentPolicy) -> None:
+    """:func:`gate_detail_attributes` written into ``attrs`` (a check span's or an event's,
+    which holds none of these keys yet): no dict of its own to make and merge, per citation."""
     if gate.forgiven:
         attrs[semconv.GATE_FORGIVEN] = list(gate.forgiven)
-    if gate.rejection is not None:
-        attrs[semconv.GATE_REJECTION] = gate.rejection.value
-    closest = gate.closest
+    rejection, closest = gate.diagnosis.value  # what .rejection and .closest read, once
+    if rejection is not None:
+        attrs[semconv.GATE_REJECTION] = VALUE[rejection]
     if closest is None:
-        return attrs
+        return
     attrs[semconv.GATE_CLOSEST_DOCUMENT_ID] = closest.document_id
     attrs[semconv.GATE_CLOSEST_START] = closest.start
     attrs[semconv.GATE_CLOSEST_END] = closest.end
@@ -49,4 +57,3 @@ def gate_detail_attributes(gate: GateMatch, policy: ContentPolicy) -> dict[str, 
             attrs[semconv.GATE_DIFF_ADDED] = list(closest.added)
         if closest.replaced:
             attrs[semconv.GATE_DIFF_REPLACED] = [f"{old} -> {new}" for old, new in closest.replaced]
-    return attrs

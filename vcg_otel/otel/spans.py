@@ -21,6 +21,7 @@ from opentelemetry._logs import LoggerProvider
 from opentelemetry.semconv._incubating.attributes import gen_ai_attributes as ga
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode, Tracer
 
+from .._enum import VALUE
 from ..audit.models import AuditReport, AuditResult
 from ..documents import ResolvedMatch, match_attributes
 from ..evidence import evidence_attributes
@@ -35,7 +36,7 @@ from .events import (
     span_events_enabled,
     summary,
 )
-from .rejection import gate_detail_attributes
+from .rejection import add_gate_details
 
 __all__ = ["audit_span_attributes", "check_attributes", "record_report", "seconds_ns"]
 
@@ -70,7 +71,7 @@ def check_attributes(r: AuditResult, policy: ContentPolicy,
     writes back as annotations: :mod:`vcg_otel.traces.annotate`)."""
     c = r.citation
     score, text = summarized
-    outcome = r.outcome.value
+    outcome = VALUE[r.outcome]
     attrs: dict[str, Any] = {
         semconv.OPENINFERENCE_SPAN_KIND: semconv.KIND_EVALUATOR,
         semconv.CITATION_INDEX: r.index,
@@ -96,7 +97,7 @@ def check_attributes(r: AuditResult, policy: ContentPolicy,
             attrs[semconv.CITATION_QUOTE_LENGTH] = len(c.quote)
     gate = r.gate
     if gate is not None:
-        result = gate.result.value
+        result = VALUE[gate.result]
         attrs[semconv.GATE_RESULT] = result
         attrs[semconv.GATE_ELIDED] = gate.elided
         if gate.start is not None and gate.end is not None:
@@ -104,24 +105,25 @@ def check_attributes(r: AuditResult, policy: ContentPolicy,
             attrs[semconv.GATE_MATCH_END] = gate.end
             if gate.document_id is not None:
                 attrs[semconv.GATE_MATCH_DOCUMENT_ID] = gate.document_id
-        attrs.update(match_attributes(gate))  # across chunks, file offsets (stitch.py)
+        if isinstance(gate, ResolvedMatch) and (gate.chunks or gate.file_start is not None):
+            attrs.update(match_attributes(gate))  # across chunks, file offsets (stitch.py)
         if gate.reason is not None:
-            attrs[semconv.GATE_REASON] = gate.reason.value
+            attrs[semconv.GATE_REASON] = VALUE[gate.reason]
         if gate.source_document_ids and result == "misattributed":
             attrs[semconv.GATE_SOURCE_DOCUMENT_IDS] = list(gate.source_document_ids)
-        attrs.update(gate_detail_attributes(gate, policy))
+        add_gate_details(attrs, gate, policy)
     if r.evidence is not None:  # a quote-less citation's stage 1
         attrs.update(evidence_attributes(r.evidence))
     if r.judge_skipped is not None:
         attrs[semconv.JUDGE_SKIPPED] = r.judge_skipped
     v = r.verdict
     if v is not None:
-        attrs[semconv.JUDGE_VERDICT] = v.verdict.value
+        attrs[semconv.JUDGE_VERDICT] = VALUE[v.verdict]
         attrs[semconv.JUDGE_CONFIDENCE] = v.confidence
         attrs[semconv.JUDGE_FAIL_CLOSED] = v.fail_closed
         attrs[semconv.JUDGE_CACHED] = r.cached
         if v.fail_reason is not None:
-            attrs[semconv.JUDGE_FAIL_REASON] = v.fail_reason.value
+            attrs[semconv.JUDGE_FAIL_REASON] = VALUE[v.fail_reason]
         if policy.outputs and v.reasoning:
             attrs[semconv.JUDGE_REASONING] = v.reasoning
     if text:
@@ -136,7 +138,7 @@ def _judge_span(tracer: Tracer, parent: Span, r: AuditResult, policy: ContentPol
     v = r.verdict
     assert v is not None
     usage = r.usage
-    error = None if v.fail_reason is None else v.fail_reason.value
+    error = None if v.fail_reason is None else VALUE[v.fail_reason]
     attrs = genai.call_attributes(report.judge_model, v.model, error)
     request_model = attrs.get(ga.GEN_AI_REQUEST_MODEL)
     if usage.prompt_tokens or usage.completion_tokens:  # a judge that reports none: unknown
@@ -147,7 +149,7 @@ def _judge_span(tracer: Tracer, parent: Span, r: AuditResult, policy: ContentPol
         semconv.LLM_TOKEN_PROMPT: usage.prompt_tokens,
         semconv.LLM_TOKEN_COMPLETION: usage.completion_tokens,
         semconv.LLM_TOKEN_TOTAL: usage.total_tokens,
-        semconv.JUDGE_VERDICT: v.verdict.value,
+        semconv.JUDGE_VERDICT: VALUE[v.verdict],
     })
     if v.model:
         attrs[semconv.LLM_MODEL_NAME] = v.model
@@ -177,9 +179,11 @@ def _judge_span(tracer: Tracer, parent: Span, r: AuditResult, policy: ContentPol
 def record_report(tracer: Tracer, audit_span: Span, report: AuditReport,
                   policy: ContentPolicy, *, check_spans: bool = True,
                   span_events: bool | None = None,
-                  logger_provider: LoggerProvider | None = None) -> None:
-    """Write the report under ``audit_span`` (spans, or events if not ``check_spans``) and
-    its counts onto it.
+                  logger_provider: LoggerProvider | None = None,
+                  summarize: bool = True) -> None:
+    """Write the report under ``audit_span`` (spans, or events if not ``check_spans``) and,
+    with ``summarize``, its counts onto it (:func:`audit_span_attributes`; ``False``: the
+    caller writes them, with attributes of its own, in one call).
 
     Events go through the Logs API to ``logger_provider`` (the global one when ``None``; none
     configured: none built), correlated with their check span (or the audit span);
@@ -215,5 +219,6 @@ def record_report(tracer: Tracer, audit_span: Span, report: AuditReport,
                                timestamp=end or None, summarized=summarized)
         if check_spans:
             parent.end(end_time=end)
-    audit_span.set_attributes(audit_span_attributes(report))
+    if summarize:
+        audit_span.set_attributes(audit_span_attributes(report))
 

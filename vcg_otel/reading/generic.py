@@ -125,13 +125,15 @@ def _generic(item: Any) -> Citation | None:
             break
     if quote is None and raw is None:
         return None
-    start, end = integer(read("start")), integer(read("end"))
-    chunk = read("chunk")
+    start, end, chunk = read("start"), read("end"), read("chunk")
+    if start is not None or end is not None:  # most citations have no offsets: no call then
+        start, end = integer(start), integer(end)
     chunk_pair = None
     if is_list(chunk) and len(chunk) == 2 and all(integer(x) is not None for x in chunk):
         chunk_pair = (chunk[0], chunk[1])
     claim = text_of(read("claim")) or ""
-    return Citation(claim, document_id(raw), quote, start, end, chunk_pair)
+    return Citation(claim, None if raw is None else document_id(raw), quote, start, end,
+                    chunk_pair)
 
 
 def _anthropic(block_text: str, item: Any) -> Citation | None:
@@ -427,6 +429,55 @@ def extract_documents(obj: Any, budget: Budget | None = None) -> dict[str, str]:
 DOCUMENT_ARGUMENTS = ("documents", "docs", "context", "sources")
 
 
+class _PlainBinding:
+    """How a signature without ``*args``, ``**kwargs`` or positional-only parameters binds a
+    call: what :meth:`inspect.Signature.bind_partial` and ``apply_defaults`` give, worked out
+    once per signature (binding through ``inspect`` costs the decorator ~4 µs a call)."""
+
+    __slots__ = ("defaults", "known", "names", "positional")
+
+    def __init__(self, signature: inspect.Signature) -> None:
+        params = signature.parameters.values()
+        self.positional = tuple(p.name for p in params if p.kind is p.POSITIONAL_OR_KEYWORD)
+        self.names = tuple(signature.parameters)
+        self.known = frozenset(self.names)
+        self.defaults = {p.name: p.default for p in params if p.default is not p.empty}
+
+    def bind(self, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> dict[str, Any]:
+        """The call's arguments in parameter order, defaults included; just the keywords when
+        ``bind_partial`` would raise (too many positional arguments, an unknown keyword, one
+        given twice)."""
+        if len(args) > len(self.positional):
+            return dict(kwargs)
+        given = dict(zip(self.positional, args, strict=False))
+        for name in kwargs:
+            if name in given or name not in self.known:
+                return dict(kwargs)
+        given.update(kwargs)
+        defaults = self.defaults
+        return {name: given[name] if name in given else defaults[name] for name in self.names
+                if name in given or name in defaults}
+
+
+_BINDINGS: dict[int, tuple[inspect.Signature, _PlainBinding | None]] = {}
+
+
+def _plain_binding(signature: inspect.Signature) -> _PlainBinding | None:
+    """``signature``'s :class:`_PlainBinding`, remembered (a decorated function's signature
+    is made once); ``None`` for a signature with ``*args``, ``**kwargs`` or positional-only
+    parameters, which ``inspect`` binds."""
+    hit = _BINDINGS.get(id(signature))
+    if hit is not None and hit[0] is signature:
+        return hit[1]
+    kinds = {p.kind for p in signature.parameters.values()}
+    plain = (_PlainBinding(signature) if kinds <= {inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                                                   inspect.Parameter.KEYWORD_ONLY} else None)
+    if len(_BINDINGS) >= 256:  # signatures made per call (a caller's own): stay bounded
+        _BINDINGS.clear()
+    _BINDINGS[id(signature)] = (signature, plain)
+    return plain
+
+
 def call_arguments(signature: inspect.Signature | None, args: tuple[Any, ...],
                    kwargs: Mapping[str, Any]) -> dict[str, Any]:
     """A call's arguments by parameter name, defaults included (a default ``documents=...``
@@ -435,6 +486,9 @@ def call_arguments(signature: inspect.Signature | None, args: tuple[Any, ...],
     signature is unknown or does not bind."""
     if signature is None:
         return dict(kwargs)
+    plain = _plain_binding(signature)
+    if plain is not None:
+        return plain.bind(args, kwargs)
     try:
         bound = signature.bind_partial(*args, **kwargs)
     except TypeError:

@@ -283,3 +283,23 @@ def test_a_text_that_only_compares_equal_is_not_taken_for_the_real_one() -> None
     fake = DocumentSet.from_sources({"smith": Lenient(B)})
     assert fake.text("smith") == B and str.__eq__(fake.text("smith"), B)
     assert _gate(fake, "smith", _sentence(A, 0)) == "not_found"
+
+
+def test_a_remembered_resolution_follows_the_set_as_it_changes() -> None:
+    """resolve() remembers its answers with the identifier table: a chunk added later, a
+    position base changed, a set built again from the same chunks (sharing the table) and
+    then changed, each answer as a fresh resolution would."""
+    first = DocumentSet.from_sources({"a": "alpha text", "b": "beta text"})
+    assert first.resolve("c") == ((), "unresolved")
+    first.add_chunk("gamma text", [("c", "id")])
+    assert first.resolve("c") == (("c",), "id")
+    again = DocumentSet.from_sources({"a": "alpha text", "b": "beta text"})  # shared tables
+    assert again.resolve("b") == (("b",), "id") and again.resolve("b2") == ((), "unresolved")
+    again.add_chunk("more", [("b2", "id")])
+    assert again.resolve("b2") == (("b2",), "id")
+    other = DocumentSet.from_sources({"a": "alpha text", "b": "beta text"})
+    assert other.resolve("b2") == ((), "unresolved")  # the change stayed in its own set
+    positions = DocumentSet.from_sources(["zero", "one"])
+    before = positions.resolve("1")
+    positions.position_base = 1
+    assert positions.resolve("1") == positions._resolve("1") and before[1] == "position"
