@@ -1,0 +1,48 @@
+"""``slot_builder`` makes what a frozen, slotted dataclass's constructor makes, and refuses
+the classes it cannot build faithfully."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from vcg_otel._frozen import slot_builder
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Point:
+    x: int
+    y: int = 0
+    label: str = "p"
+
+
+def test_a_built_instance_is_the_constructor_s() -> None:
+    made = slot_builder(Point)(1, 2, "q")
+    assert type(made) is Point and made == Point(1, 2, "q") and repr(made) == repr(Point(1, 2, "q"))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        made.x = 5  # type: ignore[misc]
+
+
+def test_every_field_must_be_given() -> None:
+    with pytest.raises(TypeError, match="missing 1 required positional argument"):
+        slot_builder(Point)(1, 2)
+
+
+def test_a_class_with_post_init_or_without_slots_is_refused() -> None:
+    @dataclasses.dataclass(frozen=True, slots=True)
+    class Checked:
+        x: int
+
+        def __post_init__(self) -> None:
+            if self.x < 0:
+                raise ValueError("negative")
+
+    @dataclasses.dataclass(frozen=True)
+    class Unslotted:
+        x: int
+
+    with pytest.raises(TypeError, match="__post_init__"):
+        slot_builder(Checked)
+    with pytest.raises(TypeError, match="not a slotted dataclass"):
+        slot_builder(Unslotted)
