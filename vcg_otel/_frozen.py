@@ -32,7 +32,7 @@ def slot_builder(cls: type[T]) -> Callable[..., T]:
         raise TypeError(f"{cls.__name__} has a __post_init__, which the builder would skip")
     names = [f.name for f in dataclasses.fields(cls)]
     namespace: dict[str, Any] = {"new": object.__new__, "cls": cls}
-    namespace.update((f"set_{n}", cls.__dict__[n].__set__) for n in names)
+    namespace.update((f"set_{n}", _slot(cls, n).__set__) for n in names)
     # Generated, as dataclasses generate __init__: one direct setter call per field, no loop
     # (a loop over the setters costs about what the stores themselves cost).
     body = "".join(f"    set_{n}(made, {n})\n" for n in names)
@@ -42,3 +42,11 @@ def slot_builder(cls: type[T]) -> Callable[..., T]:
     build.__qualname__ = build.__name__ = f"build_{cls.__name__}"
     build.__doc__ = f"``{cls.__name__}(...)``, every field given, in field order."
     return build
+
+
+def _slot(cls: type, name: str) -> Any:
+    """The slot descriptor of field ``name``: the class's own, or a base dataclass's."""
+    for klass in cls.__mro__:
+        if name in klass.__dict__:
+            return klass.__dict__[name]
+    raise TypeError(f"{cls.__name__}.{name} has no slot")  # pragma: no cover - slotted

@@ -66,6 +66,7 @@ from itertools import repeat
 from operator import attrgetter
 from typing import Any
 
+from ._frozen import slot_builder
 from ._lru import BoundedLRU
 from .citation import Citation
 from .gate import Corpus, GateMatch, GateResult, NotFoundReason, parse_quote, quote_gate, span_gate
@@ -389,6 +390,9 @@ def match_attributes(match: GateMatch | None) -> dict[str, Any]:
 # GateMatch's fields in order (ResolvedMatch's first ones), read in one call.
 _match_values = attrgetter(*(f.name for f in fields(GateMatch)))
 assert fields(GateMatch)[1].name == "cited_document_id"
+# ResolvedMatch(...) with every field given, at the cost of plain slot stores (a match is
+# resolved once per citation of every audited call).
+_build_resolved = slot_builder(ResolvedMatch)
 
 
 def _resolved(match: GateMatch, cited: str | None, how: Resolution,
@@ -396,12 +400,13 @@ def _resolved(match: GateMatch, cited: str | None, how: Resolution,
     """``match`` as a :class:`ResolvedMatch` of the identifier as cited (with its file
     offsets when ``docs`` knows the splitter offset of the chunk it is in)."""
     values = _match_values(match)
-    args: list[Any] = [values[0], cited, *values[2:], how, group]
     if docs is not None and match.document_id is not None and match.start is not None:
         base = docs.file_offset(match.document_id)
         if base is not None and match.end is not None:
-            args.extend(((), None, None, base + match.start, base + match.end))
-    return ResolvedMatch(*args)
+            return _build_resolved(values[0], cited, *values[2:], how, group, (), None, None,
+                                   base + match.start, base + match.end)
+    return _build_resolved(values[0], cited, *values[2:], how, group, (), None, None, None,
+                           None)
 
 
 def _joined(result: GateResult, cited: str | None, run: Run, span: Span, how: Resolution,

@@ -46,3 +46,15 @@ def test_a_class_with_post_init_or_without_slots_is_refused() -> None:
         slot_builder(Checked)
     with pytest.raises(TypeError, match="not a slotted dataclass"):
         slot_builder(Unslotted)
+
+
+@dataclasses.dataclass(frozen=True, slots=True, eq=False)
+class LabelledPoint(Point):
+    note: str = ""
+
+
+def test_a_subclass_sets_its_base_s_fields_through_the_base_s_slots() -> None:
+    made = slot_builder(LabelledPoint)(1, 2, "q", "n")
+    expected = LabelledPoint(1, 2, "q", "n")
+    assert type(made) is LabelledPoint and repr(made) == repr(expected)
+    assert [getattr(made, f.name) for f in dataclasses.fields(LabelledPoint)] == [1, 2, "q", "n"]
