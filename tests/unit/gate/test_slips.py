@@ -247,3 +247,48 @@ def test_a_quote_with_its_words_moved_compiles_no_slip_pattern() -> None:
     m = quote_gate("Procedural generators produce useful verifiable reasoning problems at scale "
                    "but have received less attention", "d", docs)
     assert m.result is GateResult.FOUND and slips._regex.cache_info().misses == 1
+
+
+def test_a_quote_with_a_word_dropped_or_added_compiles_no_slip_pattern() -> None:
+    # Its words are in the passage in the quote's order, so the order check passes; but two
+    # of them are no longer next to each other, which no slip can make: no pattern compiled.
+    from vcg_otel.gate import slips
+    docs = Corpus({"d": _ABSTRACTS["2608.05148v1"]})
+    slips._regex.cache_clear()
+    for quote in ("Procedural generators produce useful verifiable problems at scale",
+                  "Procedural generators produce useful and verifiable reasoning problems"):
+        m = quote_gate(quote, "d", docs)
+        assert m.result is GateResult.NOT_FOUND and m.reason is NotFoundReason.NO_MATCH
+    assert slips._regex.cache_info().misses == 0
+
+
+_SLIP_EDITS = (("-", " "), ("-", ""), (", ", " "), (" ", ", "), ("; ", ": "), (",", ""),
+               (" ", " - "))
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_every_text_a_slip_pattern_matches_holds_its_literal_runs(data: st.DataObject) -> None:
+    # The pattern is compiled only for a window holding the quote's literal runs (its words
+    # next to each other, soft punctuation folded): that must be true of every text the
+    # pattern matches in, for any slips, hyphens, numbers and hard punctuation of real prose.
+    from vcg_otel.gate.slips import _literal_runs, _regex, _runs_in, _shape, tokens
+    key = data.draw(st.sampled_from(_IDS), label="abstract")
+    text = Corpus({"d": _ABSTRACTS[key]}).normalized("d").text
+    found = tokens(text)
+    first = data.draw(st.integers(0, len(found) - 2), label="first word")
+    last = data.draw(st.integers(first + 1, min(len(found) - 1, first + 14)), label="last")
+    start, end = found[first].start(), found[last].end()
+    quote, passage = text[start:end], text[start:end]
+    for old, new in data.draw(st.lists(st.sampled_from(_SLIP_EDITS), max_size=3), label="slips"):
+        quote = quote.replace(old, new, 1)
+    for old, new in data.draw(st.lists(st.sampled_from(_SLIP_EDITS), max_size=2), label="text"):
+        passage = passage.replace(old, new, 1)  # the slip on the text's side: "fine-tuning"
+    text = text[:start] + passage + text[end:]  # quoted where the text has "finetuning"
+    shape = _shape(quote)
+    if shape is None:
+        return
+    hyphened = {w for w in shape.words if w not in text and w in text.replace("-", "")}
+    for joined in ((), tuple(hyphened)):
+        if _regex(shape, frozenset(joined)).search(text) is not None:
+            assert _runs_in(shape, text, joined), (quote, _literal_runs(shape, joined))
