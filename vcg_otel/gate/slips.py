@@ -314,13 +314,11 @@ def _window_regex(shape: _Shape, window: str) -> re.Pattern[str] | None:
     # Words the window holds hyphenated (absent as written, or more often without the
     # hyphens): the quote may have joined them.
     dropped = window.replace("-", "")
-    joined = []
-    for w in shape.needed:
-        seen = dropped.count(w)
-        if not seen:
-            return None
-        if window.count(w) < seen:
-            joined.append(w)
+    # Every word of a match is in the window without its hyphens, in the quote's order (a
+    # joined word too, hyphens dropped): most windows fail this before any word is counted.
+    if not _in_order(shape.words, dropped, ()):
+        return None
+    joined = [w for w in shape.needed if window.count(w) < dropped.count(w)]
     if not (_in_order(shape.words, window, joined) and _runs_in(shape, window, joined)):
         return None
     return _regex(shape, frozenset(joined))
@@ -351,26 +349,26 @@ def _literal_runs(shape: _Shape, joined: Sequence[str]) -> list[str]:
 
     Each separator's pattern matches a run of soft characters where the quote's separator has
     one, and the same hard characters in the same places (see :func:`_separator_pattern`); a
-    literal word is its own text. So the folded stretch is in the folded text of any window a
-    match lies in. Broken at what is not spelled literally: a ``joined`` word (a glued hyphen
-    may come), a number that may gain or lose its thousands separators, a lone hyphen between
-    letters (it may vanish)."""
+    literal word is its own text (its edges are letters or digits). So the folded stretch is in
+    the folded text of any window a match lies in. Broken at what is not spelled literally: a
+    ``joined`` word (a glued hyphen may come), a number that may gain or lose its thousands
+    separators, a lone hyphen between letters (it may vanish)."""
+    words, seps = shape.words, shape.seps
     runs: list[str] = []
     run: list[str] = []
-    for k, word in enumerate(shape.words):
+    for k, word in enumerate(words):
         literal = word not in joined and not (word[0].isdigit() and _THOUSANDS.fullmatch(word))
-        if literal and run:
-            sep, prev = shape.seps[k - 1], shape.words[k - 1]
-            if sep != "-" or prev[-1].isdigit() or word[0].isdigit():
-                run.append(_SOFT_RUN.sub(" ", sep))
-                run.append(word)
-                continue
+        if (literal and run
+                and (seps[k - 1] != "-" or words[k - 1][-1].isdigit() or word[0].isdigit())):
+            run.append(seps[k - 1])
+            run.append(word)
+            continue
         if len(run) > 1:
             runs.append("".join(run))
         run = [word] if literal else []
     if len(run) > 1:
         runs.append("".join(run))
-    return runs
+    return [_SOFT_RUN.sub(" ", run) for run in runs]
 
 
 def _runs_in(shape: _Shape, window: str, joined: Sequence[str]) -> bool:

@@ -268,11 +268,13 @@ _SLIP_EDITS = (("-", " "), ("-", ""), (", ", " "), (" ", ", "), ("; ", ": "), ("
 
 @settings(max_examples=300, deadline=None)
 @given(data=st.data())
-def test_every_text_a_slip_pattern_matches_holds_its_literal_runs(data: st.DataObject) -> None:
+def test_every_text_a_slip_pattern_matches_passes_the_checks_made_before_compiling_it(
+        data: st.DataObject) -> None:
     # The pattern is compiled only for a window holding the quote's literal runs (its words
-    # next to each other, soft punctuation folded): that must be true of every text the
-    # pattern matches in, for any slips, hyphens, numbers and hard punctuation of real prose.
-    from vcg_otel.gate.slips import _literal_runs, _regex, _runs_in, _shape, tokens
+    # next to each other, soft punctuation folded), and, for a window with hyphens, its words
+    # in order once they are dropped: that must be true of every text the pattern matches in,
+    # for any slips, hyphens, numbers and hard punctuation of real prose.
+    from vcg_otel.gate.slips import _in_order, _literal_runs, _regex, _runs_in, _shape, tokens
     key = data.draw(st.sampled_from(_IDS), label="abstract")
     text = Corpus({"d": _ABSTRACTS[key]}).normalized("d").text
     found = tokens(text)
@@ -292,3 +294,4 @@ def test_every_text_a_slip_pattern_matches_holds_its_literal_runs(data: st.DataO
     for joined in ((), tuple(hyphened)):
         if _regex(shape, frozenset(joined)).search(text) is not None:
             assert _runs_in(shape, text, joined), (quote, _literal_runs(shape, joined))
+            assert _in_order(shape.words, text.replace("-", ""), ()), quote
