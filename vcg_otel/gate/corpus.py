@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Iterable, Iterator, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from .._lru import BoundedLRU
 from .normalize import NormalizedText, normalize_with_map
@@ -388,13 +388,14 @@ class Corpus:
         words = _quote_words(quote)
         if not words:
             return order
-        lists = []
-        for word in words:
-            budget.spend()
-            postings = index.get(word)
-            if postings is None:
-                return []
-            lists.append(postings)
+        # A step per word looked up, up to the first the index lacks (then no document holds
+        # the quote): looked up at C speed, charged at once.
+        found = list(map(index.get, words))
+        if None in found:
+            _charge(budget, found.index(None) + 1)
+            return []
+        _charge(budget, len(found))
+        lists = cast("list[list[int]]", found)  # no None in it
         lists.sort(key=len)
         candidates: set[int] | list[int] = lists[0]
         for more in lists[1:4]:
@@ -404,6 +405,18 @@ class Corpus:
             smaller = set(candidates)
             candidates = [i for i in more if i in smaller]
         return [order[i] for i in sorted(candidates)]
+
+
+def _charge(budget: SearchBudget, steps: int) -> None:
+    """``steps`` one-step charges to ``budget`` in one call when that is provably the same: no
+    deadline to look at, and no charge among them that would pass the limit. Else one at a
+    time, so a search cut short stops with the very count it would have reached (a budget
+    shared across an audit hands what is left to the next citations)."""
+    if budget.deadline is None and budget.used + steps <= budget.limit:
+        budget.spend(steps)
+        return
+    for _ in range(steps):
+        budget.spend()
 
 
 def _probes(quote: ParsedQuote) -> tuple[str, ...]:
