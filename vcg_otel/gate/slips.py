@@ -34,9 +34,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import accumulate, islice, pairwise
+from operator import add
 from typing import Protocol
 
-__all__ = ["MAX_SLIP_CHARS", "SlipMatch", "find_slipped", "tokens"]
+__all__ = ["MAX_SLIP_CHARS", "SlipMatch", "find_slipped", "quote_words", "tokens"]
 
 #: Quotes longer than this (normalized) are not searched for slips: a transcription of a
 #: whole page is not what models paraphrase the punctuation of, and the pattern stays small.
@@ -141,6 +142,20 @@ def _shape(needle: str) -> _Shape | None:
     return _Shape(words, tuple(parts[2:-1:2]), parts[0], parts[-1],
                   tuple([(w, first[w]) for w in longest[:_ANCHORS]]),
                   tuple([w for w in longest if len(w) >= 3]))
+
+
+def quote_words(needle: str) -> tuple[tuple[str, ...], list[int]]:
+    """The words of a normalized quote (:func:`tokens`) and where each starts: read from the
+    slip search's cut of the quote, kept for the quote's next documents, so the closest-passage
+    search of a rejected quote (:mod:`~vcg_otel.gate.closest`) does not cut it again. A quote
+    too long for the slip search is cut here without being kept."""
+    shape = _shape(needle) if len(needle) <= MAX_SLIP_CHARS else _shape.__wrapped__(needle)
+    if shape is None:
+        return (), []
+    # word k starts after the head and the words and separators before it
+    starts = accumulate(map(add, map(len, shape.words), map(len, shape.seps)),
+                        initial=len(shape.head))
+    return shape.words, list(starts)
 
 
 @lru_cache(maxsize=512)
