@@ -47,6 +47,10 @@ MAX_SLIP_CHARS = 4000
 # or thousands separators is one token (``1,204``, ``2.5``).
 _TOKEN = re.compile(r"\d+(?:[.,]\d+)+|[^\W_]+(?:'[^\W_]+)*")
 _TOKEN_SPLIT = re.compile(f"({_TOKEN.pattern})")  # split keeps the words
+# The same words of an ASCII text, where [^\W_] is [A-Za-z0-9] and \d is [0-9], read a third
+# faster with the plain classes: most quotes and documents are ASCII.
+_ASCII_TOKEN = re.compile(r"[0-9]+(?:[.,][0-9]+)+|[A-Za-z0-9]+(?:'[A-Za-z0-9]+)*")
+_ASCII_TOKEN_SPLIT = re.compile(f"({_ASCII_TOKEN.pattern})")
 _SOFT = frozenset(" ,;:-")
 _THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d{4,}(?:\.\d+)?")
 # What a separator between two words may become (a space, a comma, a dash, a glued hyphen…).
@@ -66,7 +70,7 @@ _SAMPLE = 1 << 18  # characters of a document in which anchor words are counted
 
 def tokens(text: str) -> list[re.Match[str]]:
     """The words of a normalized text (see :data:`_TOKEN`)."""
-    return list(_TOKEN.finditer(text))
+    return list((_ASCII_TOKEN if text.isascii() else _TOKEN).finditer(text))
 
 
 def _word_pattern(token: str, joined: bool = False) -> str:
@@ -128,7 +132,7 @@ class _Shape:
 def _shape(needle: str) -> _Shape | None:
     # One split gives head, word, separator, word, ..., tail: a quote of a few dozen words
     # is cut at C speed, not one match object at a time.
-    parts = _TOKEN_SPLIT.split(needle)
+    parts = (_ASCII_TOKEN_SPLIT if needle.isascii() else _TOKEN_SPLIT).split(needle)
     if len(parts) == 1:
         return None
     words = tuple(parts[1::2])

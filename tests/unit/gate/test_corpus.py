@@ -199,3 +199,11 @@ def test_a_bulk_charge_spends_and_stops_exactly_as_one_step_charges(
         return budget.used, False, clock.looks if clock else 0
 
     assert charged(bulk=True) == charged(bulk=False)
+
+
+@settings(max_examples=500, deadline=None)
+@given(text=st.text(st.sampled_from(list("aZ09_'.,-;: ()%/\"\n\t\x00\x7f")) | st.characters(
+    max_codepoint=127), max_size=80))
+def test_an_ascii_text_has_the_same_index_words_read_with_the_plain_class(text: str) -> None:
+    from vcg_otel.gate import corpus
+    assert corpus._words(text) == corpus._WORD.findall(text)

@@ -295,3 +295,15 @@ def test_every_text_a_slip_pattern_matches_passes_the_checks_made_before_compili
         if _regex(shape, frozenset(joined)).search(text) is not None:
             assert _runs_in(shape, text, joined), (quote, _literal_runs(shape, joined))
             assert _in_order(shape.words, text.replace("-", ""), ()), quote
+
+
+@settings(max_examples=500, deadline=None)
+@given(text=st.text(st.sampled_from(list("aZ09_'.,-;: ()%/\"\n\t\x00\x7f")) | st.characters(
+    max_codepoint=127), max_size=80))
+def test_an_ascii_text_is_cut_into_the_same_words_by_the_plain_classes(text: str) -> None:
+    # ASCII text is read with [A-Za-z0-9] and [0-9] for the unicode classes: the same words,
+    # the same offsets, the same separators.
+    from vcg_otel.gate import slips
+    assert [(m.start(), m.group()) for m in slips.tokens(text)] == \
+        [(m.start(), m.group()) for m in slips._TOKEN.finditer(text)]
+    assert slips._ASCII_TOKEN_SPLIT.split(text) == slips._TOKEN_SPLIT.split(text)
