@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import accumulate, islice, pairwise
 from operator import add
@@ -126,6 +126,9 @@ class _Shape:
     tail: str
     anchors: tuple[tuple[str, int], ...]  # (word, offset in the quote), longest first
     needed: tuple[str, ...]  # words every window holding a match contains (maybe hyphenated)
+    # the literal runs (see _literal_runs) by the joined words they were made for, made once
+    # for the quote: the windows it is tried in, in one document and the next, ask again
+    runs: dict[frozenset[str], list[str]] = field(default_factory=dict, compare=False)
 
 
 @lru_cache(maxsize=512)
@@ -396,8 +399,12 @@ def _runs_in(shape: _Shape, window: str, joined: Sequence[str]) -> bool:
     for a quote of thirty words, the most of a new rejected quote's cost): a quote with a word
     dropped or added keeps its words in order (:func:`_in_order` passes) but not next to each
     other."""
+    key = frozenset(joined)
+    runs = shape.runs.get(key)
+    if runs is None:
+        runs = shape.runs[key] = _literal_runs(shape, joined)
     folded = _SOFT_RUN.sub(" ", window)
-    for run in _literal_runs(shape, joined):  # noqa: SIM110 -- a loop, not all(genexpr)
+    for run in runs:  # noqa: SIM110 -- a loop, not all(genexpr)
         if run not in folded:
             return False
     return True

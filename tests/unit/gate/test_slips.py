@@ -307,3 +307,18 @@ def test_an_ascii_text_is_cut_into_the_same_words_by_the_plain_classes(text: str
     assert [(m.start(), m.group()) for m in slips.tokens(text)] == \
         [(m.start(), m.group()) for m in slips._TOKEN.finditer(text)]
     assert slips._ASCII_TOKEN_SPLIT.split(text) == slips._TOKEN_SPLIT.split(text)
+
+
+def test_a_quote_tried_in_many_windows_works_out_its_literal_runs_once() -> None:
+    # The runs are kept on the quote's cut, by the joined words they were made for, and are
+    # the runs made afresh.
+    from vcg_otel.gate.slips import _literal_runs, _runs_in, _shape
+    shape = _shape("procedural generators produce useful, verifiable reasoning problems")
+    assert shape is not None
+    shape.runs.clear()  # the cut is cached: start from no runs
+    window = "so procedural generators produce useful verifiable reasoning problems at scale"
+    assert _runs_in(shape, window, ()) and _runs_in(shape, window, ())
+    assert list(shape.runs) == [frozenset()]
+    assert shape.runs[frozenset()] == _literal_runs(shape, ()) == [
+        "procedural generators produce useful verifiable reasoning problems"]
+    assert not _runs_in(shape, window.replace("useful ", "very useful "), ())
