@@ -25,7 +25,7 @@ from itertools import chain
 from .normalize import NormalizedText
 from .result import ClosestPassage, RejectionKind
 from .search import SearchBudget, SearchLimitReached
-from .slips import tokens
+from .slips import quote_words, tokens
 
 __all__ = ["ALTERED_SCORE", "CLOSEST_STEPS", "closest_passage", "nearest"]
 
@@ -66,18 +66,19 @@ class _Quote:
 
 
 def _quote(needle: str) -> _Quote:
-    found = tokens(needle)
-    words = tuple(m.group() for m in found)
-    seen: set[str] = set()
-    anchors: list[tuple[str, int]] = []
-    for m in sorted(found, key=lambda m: -len(m.group())):
-        word = m.group()
-        if len(word) >= _MIN_ANCHOR and word not in seen:
-            seen.add(word)
-            anchors.append((word, m.start()))
-    if not anchors and found:
-        anchors = [(found[0].group(), found[0].start())]
-    return _Quote(words, tuple(anchors[:_MAX_ANCHORS]))
+    """The quote's words, and its anchors: distinct words of :data:`_MIN_ANCHOR` letters or
+    more, longest first (equal lengths in quote order), each at its first offset. The words
+    come cut from the slip search (:func:`~vcg_otel.gate.slips.quote_words`), which has just
+    cut the same quote for the gate: not cut a second time."""
+    words, starts = quote_words(needle)
+    first = dict(zip(reversed(words), reversed(starts), strict=True))  # the earliest wins
+    # each word once, in quote order, so that the stable sort keeps equal lengths in it
+    longest = sorted([w for w in dict.fromkeys(words) if len(w) >= _MIN_ANCHOR],
+                     key=len, reverse=True)
+    anchors = [(w, first[w]) for w in longest[:_MAX_ANCHORS]]
+    if not anchors and words:
+        anchors = [(words[0], starts[0])]
+    return _Quote(words, tuple(anchors))
 
 
 def _is_word_at(hay: str, pos: int, size: int) -> bool:

@@ -31,12 +31,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import accumulate, islice, pairwise
+from operator import add
 from typing import Protocol
 
-__all__ = ["MAX_SLIP_CHARS", "SlipMatch", "find_slipped", "tokens"]
+__all__ = ["MAX_SLIP_CHARS", "SlipMatch", "find_slipped", "quote_words", "tokens"]
 
 #: Quotes longer than this (normalized) are not searched for slips: a transcription of a
 #: whole page is not what models paraphrase the punctuation of, and the pattern stays small.
@@ -46,6 +47,10 @@ MAX_SLIP_CHARS = 4000
 # or thousands separators is one token (``1,204``, ``2.5``).
 _TOKEN = re.compile(r"\d+(?:[.,]\d+)+|[^\W_]+(?:'[^\W_]+)*")
 _TOKEN_SPLIT = re.compile(f"({_TOKEN.pattern})")  # split keeps the words
+# The same words of an ASCII text, where [^\W_] is [A-Za-z0-9] and \d is [0-9], read a third
+# faster with the plain classes: most quotes and documents are ASCII.
+_ASCII_TOKEN = re.compile(r"[0-9]+(?:[.,][0-9]+)+|[A-Za-z0-9]+(?:'[A-Za-z0-9]+)*")
+_ASCII_TOKEN_SPLIT = re.compile(f"({_ASCII_TOKEN.pattern})")
 _SOFT = frozenset(" ,;:-")
 _THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d{4,}(?:\.\d+)?")
 # What a separator between two words may become (a space, a comma, a dash, a glued hyphen…).
@@ -53,6 +58,9 @@ _BETWEEN_WORDS = r"[ ,;:\-]{1,4}"
 _JOINED = r"[ ,;:\-]{0,4}"  # the quote's glued hyphen: also nothing at all
 _BESIDE_NUMBER = r"(?:[,;:]{0,2} ){1,2}"  # next to a digit: a comma before a space, no more
 _SPACE_IN_HARD = r"(?:[ ,;:]|-(?!\d)){1,4}"
+# A run of soft separator characters: every separator pattern above matches one such run where
+# the quote has one (none where the quote has none), except a lone hyphen between letters.
+_SOFT_RUN = re.compile(r"[ ,;:\-]+")
 # Candidate anchors: this many of the quote's longest words are counted in the document.
 _ANCHORS = 4
 _WINDOW_STEP = 2  # steps per window tried (one regex search of a few hundred characters)
@@ -62,7 +70,7 @@ _SAMPLE = 1 << 18  # characters of a document in which anchor words are counted
 
 def tokens(text: str) -> list[re.Match[str]]:
     """The words of a normalized text (see :data:`_TOKEN`)."""
-    return list(_TOKEN.finditer(text))
+    return list((_ASCII_TOKEN if text.isascii() else _TOKEN).finditer(text))
 
 
 def _word_pattern(token: str, joined: bool = False) -> str:
@@ -118,13 +126,16 @@ class _Shape:
     tail: str
     anchors: tuple[tuple[str, int], ...]  # (word, offset in the quote), longest first
     needed: tuple[str, ...]  # words every window holding a match contains (maybe hyphenated)
+    # the literal runs (see _literal_runs) by the joined words they were made for, made once
+    # for the quote: the windows it is tried in, in one document and the next, ask again
+    runs: dict[frozenset[str], list[str]] = field(default_factory=dict, compare=False)
 
 
 @lru_cache(maxsize=512)
 def _shape(needle: str) -> _Shape | None:
     # One split gives head, word, separator, word, ..., tail: a quote of a few dozen words
     # is cut at C speed, not one match object at a time.
-    parts = _TOKEN_SPLIT.split(needle)
+    parts = (_ASCII_TOKEN_SPLIT if needle.isascii() else _TOKEN_SPLIT).split(needle)
     if len(parts) == 1:
         return None
     words = tuple(parts[1::2])
@@ -138,6 +149,20 @@ def _shape(needle: str) -> _Shape | None:
     return _Shape(words, tuple(parts[2:-1:2]), parts[0], parts[-1],
                   tuple([(w, first[w]) for w in longest[:_ANCHORS]]),
                   tuple([w for w in longest if len(w) >= 3]))
+
+
+def quote_words(needle: str) -> tuple[tuple[str, ...], list[int]]:
+    """The words of a normalized quote (:func:`tokens`) and where each starts: read from the
+    slip search's cut of the quote, kept for the quote's next documents, so the closest-passage
+    search of a rejected quote (:mod:`~vcg_otel.gate.closest`) does not cut it again. A quote
+    too long for the slip search is cut here without being kept."""
+    shape = _shape(needle) if len(needle) <= MAX_SLIP_CHARS else _shape.__wrapped__(needle)
+    if shape is None:
+        return (), []
+    # word k starts after the head and the words and separators before it
+    starts = accumulate(map(add, map(len, shape.words), map(len, shape.seps)),
+                        initial=len(shape.head))
+    return shape.words, list(starts)
 
 
 @lru_cache(maxsize=512)
@@ -304,20 +329,19 @@ def _window_regex(shape: _Shape, window: str) -> re.Pattern[str] | None:
     """The pattern to try in ``window``, or ``None`` when a word of the quote is in it neither
     as written nor with the window's hyphens dropped (then no slip can make a match)."""
     if "-" not in window:
-        if _holds_words(window, shape.needed) and _in_order(shape.words, window, ()):
+        if (_holds_words(window, shape.needed) and _in_order(shape.words, window, ())
+                and _runs_in(shape, window, ())):
             return _regex(shape, frozenset())
         return None
     # Words the window holds hyphenated (absent as written, or more often without the
     # hyphens): the quote may have joined them.
     dropped = window.replace("-", "")
-    joined = []
-    for w in shape.needed:
-        seen = dropped.count(w)
-        if not seen:
-            return None
-        if window.count(w) < seen:
-            joined.append(w)
-    if not _in_order(shape.words, window, joined):
+    # Every word of a match is in the window without its hyphens, in the quote's order (a
+    # joined word too, hyphens dropped): most windows fail this before any word is counted.
+    if not _in_order(shape.words, dropped, ()):
+        return None
+    joined = [w for w in shape.needed if window.count(w) < dropped.count(w)]
+    if not (_in_order(shape.words, window, joined) and _runs_in(shape, window, joined)):
         return None
     return _regex(shape, frozenset(joined))
 
@@ -337,4 +361,50 @@ def _in_order(words: tuple[str, ...], window: str, joined: Sequence[str]) -> boo
         if found == -1:
             return False
         pos = found + len(word)
+    return True
+
+
+def _literal_runs(shape: _Shape, joined: Sequence[str]) -> list[str]:
+    """The stretches of two or more words the pattern of ``shape`` spells literally, each as
+    every match of the pattern reads once its runs of soft separator characters are folded to
+    one space (:data:`_SOFT_RUN`).
+
+    Each separator's pattern matches a run of soft characters where the quote's separator has
+    one, and the same hard characters in the same places (see :func:`_separator_pattern`); a
+    literal word is its own text (its edges are letters or digits). So the folded stretch is in
+    the folded text of any window a match lies in. Broken at what is not spelled literally: a
+    ``joined`` word (a glued hyphen may come), a number that may gain or lose its thousands
+    separators, a lone hyphen between letters (it may vanish)."""
+    words, seps = shape.words, shape.seps
+    runs: list[str] = []
+    run: list[str] = []
+    for k, word in enumerate(words):
+        literal = word not in joined and not (word[0].isdigit() and _THOUSANDS.fullmatch(word))
+        if (literal and run
+                and (seps[k - 1] != "-" or words[k - 1][-1].isdigit() or word[0].isdigit())):
+            run.append(seps[k - 1])
+            run.append(word)
+            continue
+        if len(run) > 1:
+            runs.append("".join(run))
+        run = [word] if literal else []
+    if len(run) > 1:
+        runs.append("".join(run))
+    return [_SOFT_RUN.sub(" ", run) for run in runs]
+
+
+def _runs_in(shape: _Shape, window: str, joined: Sequence[str]) -> bool:
+    """Whether every :func:`_literal_runs` stretch is in ``window`` with its soft runs folded:
+    true of every window a match lies in, so when it is false no pattern is compiled (~1 ms
+    for a quote of thirty words, the most of a new rejected quote's cost): a quote with a word
+    dropped or added keeps its words in order (:func:`_in_order` passes) but not next to each
+    other."""
+    key = frozenset(joined)
+    runs = shape.runs.get(key)
+    if runs is None:
+        runs = shape.runs[key] = _literal_runs(shape, joined)
+    folded = _SOFT_RUN.sub(" ", window)
+    for run in runs:  # noqa: SIM110 -- a loop, not all(genexpr)
+        if run not in folded:
+            return False
     return True

@@ -163,3 +163,47 @@ def test_memory_stays_flat_when_documents_keep_changing() -> None:
     auditor.close()
     assert len(cache) <= 200 and cache.chars <= 500_000 and len(verdicts) <= 100
     assert at_end < after_first * 1.2 + 256 * 1024  # flat: bounded by the caches, not growing
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.looks = 0
+
+    def expired(self) -> bool:
+        self.looks += 1
+        return self.looks > 2
+
+
+@settings(max_examples=300, deadline=None)
+@given(limit=st.integers(1, 40), used=st.integers(0, 45), steps=st.integers(0, 30),
+       deadline=st.booleans())
+def test_a_bulk_charge_spends_and_stops_exactly_as_one_step_charges(
+        limit: int, used: int, steps: int, deadline: bool) -> None:
+    # The word index lookup charges its steps at once: the budget must end with the same
+    # count and raise at the same point as charged a step at a time (a cut changes answers).
+    from vcg_otel.gate import SearchBudget, SearchLimitReached
+    from vcg_otel.gate.corpus import _charge
+
+    def charged(bulk: bool) -> tuple[int, bool, int]:
+        clock = _Clock() if deadline else None
+        budget = SearchBudget(limit, deadline=clock)
+        budget.used, budget.next_look = used, 3  # a deadline looked at within the charge
+        try:
+            if bulk:
+                _charge(budget, steps)
+            else:
+                for _ in range(steps):
+                    budget.spend()
+        except SearchLimitReached:
+            return budget.used, True, clock.looks if clock else 0
+        return budget.used, False, clock.looks if clock else 0
+
+    assert charged(bulk=True) == charged(bulk=False)
+
+
+@settings(max_examples=500, deadline=None)
+@given(text=st.text(st.sampled_from(list("aZ09_'.,-;: ()%/\"\n\t\x00\x7f")) | st.characters(
+    max_codepoint=127), max_size=80))
+def test_an_ascii_text_has_the_same_index_words_read_with_the_plain_class(text: str) -> None:
+    from vcg_otel.gate import corpus
+    assert corpus._words(text) == corpus._WORD.findall(text)

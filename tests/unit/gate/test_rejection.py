@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 from cases import load_corpus
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from vcg_otel import Corpus, quote_gate
 from vcg_otel.gate import NotFoundReason, RejectionKind, SearchBudget, normalize
@@ -121,3 +123,41 @@ def test_the_result_dict_carries_the_rejection_and_the_closest_passage() -> None
     assert data["rejection"] == "altered"
     closest = data["closest"]
     assert isinstance(closest, dict) and closest["replaced"] == [["improves", "degrades"]]
+
+
+def _quote_cut_alone(needle: str) -> tuple[tuple[str, ...], tuple[tuple[str, int], ...]]:
+    """The closest-passage search's reading of a quote as it was made before it shared the slip
+    search's cut: its own token scan, anchors picked from the matches sorted longest first."""
+    from vcg_otel.gate.slips import tokens
+    found = tokens(needle)
+    seen: set[str] = set()
+    anchors: list[tuple[str, int]] = []
+    for m in sorted(found, key=lambda m: -len(m.group())):
+        if len(m.group()) >= 4 and m.group() not in seen:
+            seen.add(m.group())
+            anchors.append((m.group(), m.start()))
+    if not anchors and found:
+        anchors = [(found[0].group(), found[0].start())]
+    return tuple(m.group() for m in found), tuple(anchors[:12])
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(st.sampled_from(list("ab cd,e-f'1.2,30 00 wxyz ÀÉ ß αβ 的 _"))
+                    | st.characters(), max_size=120))
+def test_the_shared_cut_of_a_quote_gives_the_closest_search_the_same_words_and_anchors(
+        text: str) -> None:
+    # The closest-passage search reads the quote's words from the slip search's cut (kept for
+    # the quote): it must read the same words and pick the same anchors at the same offsets.
+    from vcg_otel.gate.closest import _quote
+    needle = normalize(text)
+    quote = _quote(needle)
+    assert (quote.words, quote.anchors) == _quote_cut_alone(needle)
+
+
+def test_the_shared_cut_reads_real_sentences_as_the_closest_search_did() -> None:
+    from vcg_otel.gate.closest import _quote
+    for text in list(_ABSTRACTS.values())[:60]:
+        for sentence in text.split(". "):
+            needle = normalize(sentence)
+            quote = _quote(needle)
+            assert (quote.words, quote.anchors) == _quote_cut_alone(needle)

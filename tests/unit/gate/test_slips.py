@@ -247,3 +247,78 @@ def test_a_quote_with_its_words_moved_compiles_no_slip_pattern() -> None:
     m = quote_gate("Procedural generators produce useful verifiable reasoning problems at scale "
                    "but have received less attention", "d", docs)
     assert m.result is GateResult.FOUND and slips._regex.cache_info().misses == 1
+
+
+def test_a_quote_with_a_word_dropped_or_added_compiles_no_slip_pattern() -> None:
+    # Its words are in the passage in the quote's order, so the order check passes; but two
+    # of them are no longer next to each other, which no slip can make: no pattern compiled.
+    from vcg_otel.gate import slips
+    docs = Corpus({"d": _ABSTRACTS["2608.05148v1"]})
+    slips._regex.cache_clear()
+    for quote in ("Procedural generators produce useful verifiable problems at scale",
+                  "Procedural generators produce useful and verifiable reasoning problems"):
+        m = quote_gate(quote, "d", docs)
+        assert m.result is GateResult.NOT_FOUND and m.reason is NotFoundReason.NO_MATCH
+    assert slips._regex.cache_info().misses == 0
+
+
+_SLIP_EDITS = (("-", " "), ("-", ""), (", ", " "), (" ", ", "), ("; ", ": "), (",", ""),
+               (" ", " - "))
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_every_text_a_slip_pattern_matches_passes_the_checks_made_before_compiling_it(
+        data: st.DataObject) -> None:
+    # The pattern is compiled only for a window holding the quote's literal runs (its words
+    # next to each other, soft punctuation folded), and, for a window with hyphens, its words
+    # in order once they are dropped: that must be true of every text the pattern matches in,
+    # for any slips, hyphens, numbers and hard punctuation of real prose.
+    from vcg_otel.gate.slips import _in_order, _literal_runs, _regex, _runs_in, _shape, tokens
+    key = data.draw(st.sampled_from(_IDS), label="abstract")
+    text = Corpus({"d": _ABSTRACTS[key]}).normalized("d").text
+    found = tokens(text)
+    first = data.draw(st.integers(0, len(found) - 2), label="first word")
+    last = data.draw(st.integers(first + 1, min(len(found) - 1, first + 14)), label="last")
+    start, end = found[first].start(), found[last].end()
+    quote, passage = text[start:end], text[start:end]
+    for old, new in data.draw(st.lists(st.sampled_from(_SLIP_EDITS), max_size=3), label="slips"):
+        quote = quote.replace(old, new, 1)
+    for old, new in data.draw(st.lists(st.sampled_from(_SLIP_EDITS), max_size=2), label="text"):
+        passage = passage.replace(old, new, 1)  # the slip on the text's side: "fine-tuning"
+    text = text[:start] + passage + text[end:]  # quoted where the text has "finetuning"
+    shape = _shape(quote)
+    if shape is None:
+        return
+    hyphened = {w for w in shape.words if w not in text and w in text.replace("-", "")}
+    for joined in ((), tuple(hyphened)):
+        if _regex(shape, frozenset(joined)).search(text) is not None:
+            assert _runs_in(shape, text, joined), (quote, _literal_runs(shape, joined))
+            assert _in_order(shape.words, text.replace("-", ""), ()), quote
+
+
+@settings(max_examples=500, deadline=None)
+@given(text=st.text(st.sampled_from(list("aZ09_'.,-;: ()%/\"\n\t\x00\x7f")) | st.characters(
+    max_codepoint=127), max_size=80))
+def test_an_ascii_text_is_cut_into_the_same_words_by_the_plain_classes(text: str) -> None:
+    # ASCII text is read with [A-Za-z0-9] and [0-9] for the unicode classes: the same words,
+    # the same offsets, the same separators.
+    from vcg_otel.gate import slips
+    assert [(m.start(), m.group()) for m in slips.tokens(text)] == \
+        [(m.start(), m.group()) for m in slips._TOKEN.finditer(text)]
+    assert slips._ASCII_TOKEN_SPLIT.split(text) == slips._TOKEN_SPLIT.split(text)
+
+
+def test_a_quote_tried_in_many_windows_works_out_its_literal_runs_once() -> None:
+    # The runs are kept on the quote's cut, by the joined words they were made for, and are
+    # the runs made afresh.
+    from vcg_otel.gate.slips import _literal_runs, _runs_in, _shape
+    shape = _shape("procedural generators produce useful, verifiable reasoning problems")
+    assert shape is not None
+    shape.runs.clear()  # the cut is cached: start from no runs
+    window = "so procedural generators produce useful verifiable reasoning problems at scale"
+    assert _runs_in(shape, window, ()) and _runs_in(shape, window, ())
+    assert list(shape.runs) == [frozenset()]
+    assert shape.runs[frozenset()] == _literal_runs(shape, ()) == [
+        "procedural generators produce useful verifiable reasoning problems"]
+    assert not _runs_in(shape, window.replace("useful ", "very useful "), ())
