@@ -65,9 +65,12 @@ class DocumentCache:
     Memory: about 2.5 bytes per cached character for mostly-ASCII text (measured: the original
     it keeps alive, the normalized copy, offset maps and bookkeeping), about twice that for
     texts CPython stores with 2 bytes per character (most non-Latin scripts) and four times for
-    4 (emoji, rare CJK); up to 1 byte more per character (ASCII) for a document with hyphens
-    that the slip search has read (a quote not found in it as written: it keeps the text
-    without its hyphens, :meth:`~vcg_otel.gate.normalize.NormalizedText.without_hyphens`).
+    4 (emoji, rare CJK). A document the slip search has read (a quote not found in it as
+    written) keeps about 0.9 byte more per character (ASCII prose; about 2 for most other
+    scripts, 3 for CJK): its skeleton, the text without spaces and soft punctuation in UTF-8
+    (:meth:`~vcg_otel.gate.normalize.NormalizedText.slip_skeleton`); one with hyphens in which
+    a quote passed that test, up to 1 byte more (ASCII): the text without its hyphens
+    (:meth:`~vcg_otel.gate.normalize.NormalizedText.without_hyphens`).
     Size it to the documents your app retrieves again and again: a hit saves normalizing the
     text again (about 10-20 µs per kB).
 

@@ -423,7 +423,8 @@ def find_quote(
     if quote.needle:
         # Only now, once the exact search failed: the found path pays nothing for it. The
         # whole quote as written (brackets read literally), as the exact search reads it first.
-        slipped = find_slipped(doc.text, quote.needle, budget, _edges_ok, doc.without_hyphens)
+        slipped = find_slipped(doc.text, quote.needle, budget, _edges_ok, doc.without_hyphens,
+                               doc.slip_skeleton)
         if slipped is not None:
             return Span(slipped.start, slipped.end, ((slipped.start, slipped.end),), False,
                         slipped.forgiven)

@@ -185,6 +185,34 @@ def test_a_document_lacking_a_word_of_the_quote_is_not_searched_for_slips() -> N
     assert 0 < missing.used < present.used / 2
 
 
+def test_a_quote_with_a_word_changed_is_ruled_out_before_it_is_cut_into_words() -> None:
+    # A fabricated quote (one word changed) whose every word the document holds, so the test
+    # of its words passes and windows would be tried: its skeleton (no spaces, no soft
+    # punctuation) is not in the document's, so the slip search stops at one substring test,
+    # without cutting the quote or compiling a pattern, at a fraction of the budget.
+    from vcg_otel.gate import slips
+    from vcg_otel.gate.search import _edges_ok
+    doc = Corpus({"big": " ".join([_ABSTRACTS["2608.05148v1"]] * 400)}).normalized("big")
+    changed = "we compare reasoning core with procedural collections across four base-model"
+    honest = "we compare reasoning core with procedural warmup, reasoning gym, and synlogic"
+    for word in changed.replace("-", " ").split():
+        assert word in doc.text
+    slips._shape.cache_clear()
+    slips._regex.cache_clear()
+    ruled_out, searched = SearchBudget(), SearchBudget()
+    assert slips.find_slipped(doc.text, changed, ruled_out, _edges_ok, doc.without_hyphens,
+                              doc.slip_skeleton) is None
+    assert slips._shape.cache_info().misses == 0 and slips._regex.cache_info().misses == 0
+    assert slips._find(doc.text, changed, searched, _edges_ok, doc.without_hyphens) is None
+    assert slips._shape.cache_info().misses == 1  # the full search cuts it, tries windows
+    assert 0 < ruled_out.used < searched.used / 50  # measured: 8 steps against 2,424
+    # a comma dropped: the skeleton is there, the search goes on and finds it
+    m = slips.find_slipped(doc.text, honest.replace(",", ""), SearchBudget(), _edges_ok,
+                           doc.without_hyphens, doc.slip_skeleton)
+    assert m is not None and m.forgiven == ("punctuation",)
+    assert doc.text[m.start:m.end] == honest
+
+
 def test_a_word_the_document_holds_only_hyphenated_still_admits_the_slip_search() -> None:
     # "finetuning" is nowhere in the abstract as written, only as "fine-tuning".
     docs = Corpus({"d": _ABSTRACTS["2608.05148v1"]})
@@ -194,19 +222,28 @@ def test_a_word_the_document_holds_only_hyphenated_still_admits_the_slip_search(
 
 
 def test_a_document_read_without_its_hyphens_is_kept_for_the_next_rejected_quote() -> None:
-    # A quote not found as written makes the slip search read the document without its
-    # hyphens (the quote may have joined a compound); the next rejected quote over the same
-    # document reads the same copy, and the match found through it stays.
+    # A quote not found as written makes the slip search read the document's skeleton; one
+    # that passes it, the document without its hyphens too (the quote may have joined a
+    # compound); the next rejected quote over the same document reads the same copies, and
+    # the match found through them stays.
     from vcg_otel.gate import DocumentCache
+    from vcg_otel.gate.slips import skeleton
     docs = Corpus({"d": _ABSTRACTS["2608.05148v1"], "e": _ABSTRACTS["2608.04244v1"]},
                   cache=DocumentCache())  # its own: other tests share the default one
     doc = docs.normalized("d")
-    assert doc._unhyphenated is None
+    assert doc._unhyphenated is None and doc._skeleton is None
     assert quote_gate("our generators produce puzzles nobody verified", "d", docs) == "not_found"
+    kept_skeleton = doc._skeleton
+    assert kept_skeleton == skeleton(doc.text)
+    assert doc._unhyphenated is None  # ruled out by the skeleton: not cut, not read further
+    # two words glued ("Reasoning Core"): the skeleton holds it, no slip forgives it
+    assert quote_gate("we compare ReasoningCore with Procedural Warmup", "d", docs) == "not_found"
     kept = doc._unhyphenated
     assert kept == doc.text.replace("-", "")
-    assert quote_gate("a second sentence no abstract holds", "d", docs) == "not_found"
+    assert quote_gate("in the primary 3B comparison, ReasoningCore achieves", "d",
+                      docs) == "not_found"
     assert doc._unhyphenated is kept and doc.without_hyphens() is kept
+    assert doc._skeleton is kept_skeleton and doc.slip_skeleton() is kept_skeleton
     m = quote_gate("have received less attention as data for completion-supervised finetuning",
                    "d", docs)
     assert m == "found" and "hyphen" in m.forgiven
