@@ -15,7 +15,7 @@ from ..judge.verdict import FailReason, Usage, Verdict
 if TYPE_CHECKING:  # evidence imports the document model, which imports this module
     from ..evidence import SourceEvidence
 
-__all__ = ["AuditReport", "AuditResult", "Citation", "Outcome", "audit_result"]
+__all__ = ["AuditReport", "AuditResult", "Citation", "Outcome"]
 
 
 class Outcome(StrEnum):
