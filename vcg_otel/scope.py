@@ -135,9 +135,6 @@ class AuditScope:
         self.tracer = tracer if tracer is not None else tracer_for(telemetry)
         #: Why the audit failed, once it has (:meth:`error`); ``None`` while it has not.
         self.failure: BaseException | None = None
-        # citation.audit.document_count from when the audit begins (:meth:`_begin`) until the
-        # attributes of its end carry it (:meth:`_documents_attribute`)
-        self._documents: int | None = None
         self.span: Span = self.tracer.start_span(semconv.SPAN_AUDIT, context=parent, attributes={
             semconv.OPENINFERENCE_SPAN_KIND: semconv.KIND_GUARDRAIL,
             semconv.AUDIT_MODE: mode,
@@ -185,8 +182,7 @@ class AuditScope:
         cancelled at exit: formatting a thousand asyncio stacks would cost seconds)."""
         self.failure = exc
         try:
-            self.span.set_attributes({**self._documents_attribute(),
-                                      semconv.AUDIT_ERROR: type(exc).__name__})
+            self.span.set_attribute(semconv.AUDIT_ERROR, type(exc).__name__)
             if trace_back:
                 record_exception(self.span, exc, self.telemetry.content)
             self.span.set_status(Status(StatusCode.ERROR,
@@ -218,31 +214,19 @@ class AuditScope:
         finally:
             self.span.end()
 
-    def _documents_attribute(self) -> dict[str, Any]:
-        """``citation.audit.document_count`` once the audit has begun (``{}`` before), handed
-        out once: the attributes that end the audit (its summary, or its error) lead with it,
-        in one call to the span rather than one more."""
-        count, self._documents = self._documents, None
-        return {} if count is None else {semconv.AUDIT_DOCUMENT_COUNT: count}
-
     @_quiet
     def _finish(self, report: AuditReport, status: str) -> None:
-        first = self._documents_attribute()
         try:
             t = self.telemetry
             record(report, self.span, self.tracer, t.content, status=status,
                    check_spans=t.check_spans, span_events=t.span_events,
-                   meter_provider=t.meter_provider, logger_provider=t.logger_provider,
-                   first=first)
-        except Exception:  # the record failed part way: the span keeps its document count
-            self.span.set_attributes(first)
-            raise
+                   meter_provider=t.meter_provider, logger_provider=t.logger_provider)
         finally:
             self.span.end()
 
     def _begin(self, citations: Sequence[Citation], documents: DocumentSet,
                deadline: Deadline | None) -> str:
-        self._documents = len(documents)
+        self.span.set_attribute(semconv.AUDIT_DOCUMENT_COUNT, len(documents))
         status = audit_status(citations, documents)
         if status == semconv.STATUS_NO_DOCUMENTS and deadline is not None and deadline.expired():
             # the deadline cut the documents' reading, not the retrieval: each citation says

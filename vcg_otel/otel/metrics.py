@@ -149,7 +149,7 @@ def record_metrics(instruments: Instruments, report: AuditReport) -> None:
         gate = r.gate
         rejection = None
         if gate is not None:
-            kind = gate.diagnosis.value[0]  # gate.rejection, one property call fewer
+            kind = gate.rejection
             rejection = None if kind is None else VALUE[kind]
             key = semconv.STAGE_GATE, VALUE[gate.result], rejection
             counts[key] = counts.get(key, 0) + 1

@@ -8,7 +8,6 @@ logs and dashboards whichever way it was started.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from opentelemetry._logs import LoggerProvider
@@ -19,7 +18,7 @@ from ..audit.models import AuditReport
 from . import semconv
 from .content import ContentPolicy
 from .metrics import instruments_for, record_metrics
-from .spans import audit_span_attributes, record_report, seconds_ns
+from .spans import record_report, seconds_ns
 
 __all__ = ["emit_audit", "record"]
 
@@ -27,8 +26,7 @@ __all__ = ["emit_audit", "record"]
 def record(report: AuditReport, span: Span, tracer: Tracer, policy: ContentPolicy, *,
            status: str = "audited", check_spans: bool = True, span_events: bool | None = None,
            meter_provider: MeterProvider | None = None,
-           logger_provider: LoggerProvider | None = None,
-           first: Mapping[str, Any] | None = None) -> None:
+           logger_provider: LoggerProvider | None = None) -> None:
     """Write ``report`` under its ``citation_audit`` ``span`` (which the caller ends).
 
     Args:
@@ -41,16 +39,10 @@ def record(report: AuditReport, span: Span, tracer: Tracer, policy: ContentPolic
         check_spans, span_events: as for :func:`~vcg_otel.otel.spans.record_report`.
         meter_provider, logger_provider: where metrics and events go (default: the global
             providers; with none configured they cost nothing).
-        first: attributes of the audit span to write before the summary (the front end's
-            ``citation.audit.document_count``): the span's attributes are set in one call,
-            which the SDK makes as costly per call as per attribute.
     """
     record_report(tracer, span, report, policy, check_spans=check_spans,
-                  span_events=span_events, logger_provider=logger_provider, summarize=False)
-    summary = audit_span_attributes(report)
-    attributes = {**first, **summary} if first else summary
-    attributes[semconv.AUDIT_STATUS] = status
-    span.set_attributes(attributes)
+                  span_events=span_events, logger_provider=logger_provider)
+    span.set_attribute(semconv.AUDIT_STATUS, status)
     instruments = instruments_for(meter_provider)
     record_metrics(instruments, report)
     if status == semconv.STATUS_NO_DOCUMENTS:

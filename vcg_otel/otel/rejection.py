@@ -16,29 +16,15 @@ from ..gate import GateMatch
 from . import semconv
 from .content import ContentPolicy
 
-__all__ = ["add_gate_details", "gate_detail_attributes", "rejection_label"]
-
-
-def rejection_label(gate: GateMatch | None) -> str | None:
-    """The ``citation.gate.rejection`` value of a gate result, if it has one."""
-    if gate is None or gate.rejection is None:
-        return None
-    return VALUE[gate.rejection]
-
-
-def gate_detail_attributes(gate: GateMatch, policy: ContentPolicy) -> dict[str, Any]:
-    """Forgiven slips, rejection kind, closest passage and diffs of one gate result."""
-    attrs: dict[str, Any] = {}
-    add_gate_details(attrs, gate, policy)
-    return attrs
+__all__ = ["add_gate_details"]
 
 
 def add_gate_details(attrs: dict[str, Any], gate: GateMatch, policy: ContentPolicy) -> None:
-    """:func:`gate_detail_attributes` written into ``attrs`` (a check span's or an event's,
-    which holds none of these keys yet): no dict of its own to make and merge, per citation."""
+    """Forgiven slips, rejection kind, closest passage and diffs of one gate result, written
+    into ``attrs`` (a check span's or an event's, which holds none of these keys yet)."""
     if gate.forgiven:
         attrs[semconv.GATE_FORGIVEN] = list(gate.forgiven)
-    rejection, closest = gate.diagnosis.value  # what .rejection and .closest read, once
+    rejection, closest = gate.rejection, gate.closest
     if rejection is not None:
         attrs[semconv.GATE_REJECTION] = VALUE[rejection]
     if closest is None:

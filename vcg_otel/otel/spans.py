@@ -105,8 +105,7 @@ def check_attributes(r: AuditResult, policy: ContentPolicy,
             attrs[semconv.GATE_MATCH_END] = gate.end
             if gate.document_id is not None:
                 attrs[semconv.GATE_MATCH_DOCUMENT_ID] = gate.document_id
-        if isinstance(gate, ResolvedMatch) and (gate.chunks or gate.file_start is not None):
-            attrs.update(match_attributes(gate))  # across chunks, file offsets (stitch.py)
+        attrs.update(match_attributes(gate))  # across chunks, file offsets (stitch.py)
         if gate.reason is not None:
             attrs[semconv.GATE_REASON] = VALUE[gate.reason]
         if gate.source_document_ids and result == "misattributed":
@@ -179,11 +178,9 @@ def _judge_span(tracer: Tracer, parent: Span, r: AuditResult, policy: ContentPol
 def record_report(tracer: Tracer, audit_span: Span, report: AuditReport,
                   policy: ContentPolicy, *, check_spans: bool = True,
                   span_events: bool | None = None,
-                  logger_provider: LoggerProvider | None = None,
-                  summarize: bool = True) -> None:
-    """Write the report under ``audit_span`` (spans, or events if not ``check_spans``) and,
-    with ``summarize``, its counts onto it (:func:`audit_span_attributes`; ``False``: the
-    caller writes them, with attributes of its own, in one call).
+                  logger_provider: LoggerProvider | None = None) -> None:
+    """Write the report under ``audit_span`` (spans, or events if not ``check_spans``) and
+    its counts onto it.
 
     Events go through the Logs API to ``logger_provider`` (the global one when ``None``; none
     configured: none built), correlated with their check span (or the audit span);
@@ -219,6 +216,5 @@ def record_report(tracer: Tracer, audit_span: Span, report: AuditReport,
                                timestamp=end or None, summarized=summarized)
         if check_spans:
             parent.end(end_time=end)
-    if summarize:
-        audit_span.set_attributes(audit_span_attributes(report))
+    audit_span.set_attributes(audit_span_attributes(report))
 
