@@ -529,16 +529,19 @@ class _CorpusCache:
     def __init__(self, max_entries: int = 16, max_chars: int = 4_000_000) -> None:
         self._lru: BoundedLRU[ContentKey, Corpus] = BoundedLRU(max_entries, max_chars,
                                                                  ContentKey.size)
-        # The mapping asked for last, and its corpus: an app that gates every quote of an
-        # answer against the same dict finds it here, compared as ContentKey compares (the
-        # same ids and texts) but without hashing them again or the LRU's lock.
-        self._last: tuple[ContentKey, Corpus] | None = None
+        # The mapping asked for last, as one list of its ids then its texts, and its corpus:
+        # an app that gates every quote of an answer against the same dict finds it here,
+        # compared as ContentKey compares (the same ids and texts, each compared by identity
+        # first) but with one list made instead of two tuples, no hashing and no lock.
+        self._last: tuple[list[Any], Corpus] | None = None
 
     def get(self, mapping: Mapping[Any, str]) -> Corpus:
-        ids, texts = tuple(mapping), tuple(mapping.values())
+        flat = [*mapping, *mapping.values()]
         last = self._last
-        if last is not None and last[0].ids == ids and last[0].texts == texts:
+        if last is not None and last[0] == flat:
             return last[1]
+        half = len(flat) // 2
+        ids, texts = tuple(flat[:half]), tuple(flat[half:])
         try:
             key = ContentKey(ids, texts)
         except TypeError:  # an unhashable text: Corpus names it
@@ -549,9 +552,9 @@ class _CorpusCache:
             if set(map(type, ids)) == {str}:
                 self._lru.put(key, corpus)
                 if self._lru.get(key) is corpus:  # kept (one too large for the bound is not)
-                    self._last = (key, corpus)
+                    self._last = (flat, corpus)
         else:
-            self._last = (key, corpus)
+            self._last = (flat, corpus)
         return corpus
 
     def clear(self) -> None:
