@@ -35,6 +35,7 @@ from .search import (
     find_quote,
     is_spaced_word_char,
 )
+from .slips import MAX_SLIP_CHARS, quote_skeleton
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -320,6 +321,7 @@ class Corpus:
             budget = SearchBudget()
         skip = None if exclude is None else str(exclude)
         found: list[tuple[str, Span]] = []
+        plain = _plain_skeleton(quote)
         probes = _probes(quote)
         try:
             candidates = self._candidates(quote, budget)
@@ -328,6 +330,9 @@ class Corpus:
                 if doc_id == skip:
                     continue
                 doc = self.normalized(doc_id)
+                if plain is not None and plain not in doc.slip_skeleton():
+                    _charge_absent(budget, len(doc.text), len(quote.needle))
+                    continue
                 budget.spend()
                 if probes and not _holds(doc.text, probes, budget):
                     continue  # C-speed substring tests rule out most documents
@@ -428,6 +433,43 @@ def _charge(budget: SearchBudget, steps: int) -> None:
         return
     for _ in range(steps):
         budget.spend()
+
+
+def _plain_skeleton(quote: ParsedQuote) -> bytes | None:
+    """The :func:`~vcg_otel.gate.slips.skeleton` of a quote without editorial marks, which a
+    document must hold for :func:`~vcg_otel.gate.search.find_quote` to find the quote in it;
+    ``None`` for a quote with marks (its pieces are searched apart: :func:`_probes`).
+
+    Why it is exact. Such a quote is searched two ways, both for its one needle: as one
+    contiguous string, and with transcription slips forgiven
+    (:func:`~vcg_otel.gate.slips.find_slipped`). A needle that occurs in the text occurs in it
+    with its soft characters too, and deleting those bytes from the text's UTF-8 deletes them
+    from the needle's occurrence alike (the encoding of a concatenation is the concatenation of
+    the encodings): the needle's skeleton is in the text's. A slipped match has the needle's
+    skeleton as well (the argument is :func:`~vcg_otel.gate.slips.find_slipped`'s own, which
+    makes this very test first). So a document whose skeleton lacks the quote's holds it
+    neither way, and one substring test at C speed answers for the whole search.
+
+    Memory: nothing new per document. The skeleton is the one the slip search keeps
+    (:meth:`~vcg_otel.gate.normalize.NormalizedText.slip_skeleton`, about 0.9 byte per
+    character of ASCII prose, counted in :class:`DocumentCache`'s note); it is now made as well
+    for a document that holds, as written, a quote cited to another."""
+    if quote.elided or quote.literal or not quote.needle:
+        return None
+    return quote_skeleton(quote.needle)
+
+
+def _charge_absent(budget: SearchBudget, chars: int, needle: int) -> None:
+    """What :meth:`Corpus.search_elsewhere` and :func:`~vcg_otel.gate.search.find_quote` charge
+    for a document of ``chars`` characters that does not hold a quote without marks (needle of
+    ``needle`` characters), in the same order: a step to open it, a scan for the contiguous
+    search (which finds no occurrence, so examines none) and one for the slip search's
+    skeleton test (which it skips for a needle too long to search for slips). So a budget ends
+    with the very count, and stops at the very charge, that the full search would reach."""
+    budget.spend()
+    budget.scan(chars)
+    if needle <= MAX_SLIP_CHARS:
+        budget.scan(chars)
 
 
 def _probes(quote: ParsedQuote) -> tuple[str, ...]:

@@ -1,0 +1,137 @@
+"""The search of the other documents takes shortcuts that change no answer and no charge.
+
+A quote not found where it cites is searched in every other document that may hold it
+(:meth:`vcg_otel.gate.corpus.Corpus.search_elsewhere`). A quote without editorial marks is
+tested against each candidate's skeleton first (one substring test), and a document without it
+is charged what the full search would charge.
+
+It is checked here against the code it replaces, kept below as the reference, derandomized:
+over quotes made from the benchmark's abstracts (verbatim, with slips, with a word changed),
+cited to their own document or another, in corpora small enough to be scanned and large enough
+to be indexed, with budgets that run out anywhere, and a document long enough that a scan of
+it costs a step.
+"""
+
+from __future__ import annotations
+
+import re
+
+from cases import load_corpus
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from vcg_otel.gate import Corpus, SearchBudget, SearchLimitReached
+from vcg_otel.gate import corpus as corpus_module
+from vcg_otel.gate.quote import ParsedQuote, parse_quote
+from vcg_otel.gate.search import Span, find_quote
+from vcg_otel.gate.slips import quote_skeleton, skeleton
+
+_SETTINGS = settings(derandomize=True, database=None, max_examples=300, deadline=None)
+_ABSTRACTS = load_corpus()
+_IDS = sorted(_ABSTRACTS)
+# ~90,000 characters: each scan of it costs a step (64 kB a step), so a charge left out or
+# added shows in the count.
+_LONG = " ".join(_ABSTRACTS[key] for key in _IDS[:60])
+
+# Slips the slip search forgives, and changes it does not.
+_SLIPS = ((" ", ", "), (", ", " "), ("-", " "), ("-", ""), (" ", "-"), (": ", ", "),
+          (", ", " - "))
+_CHANGES = ((r"[a-z]{5,}", lambda m: m.group()[:-1] + "q"), (r"\d", lambda m: "7"),
+            (r"\b(?:the|and|of)\b", lambda m: "not"))
+
+
+def _documents(size: int) -> dict[str, str]:
+    """The first ``size`` abstracts and the long document."""
+    docs = {key: _ABSTRACTS[key] for key in _IDS[:size]}
+    docs["long"] = _LONG
+    return docs
+
+
+def _quote(data: st.DataObject, docs: dict[str, str]) -> tuple[str, str]:
+    """A passage of one of ``docs`` (the source), maybe with slips or a changed word, and
+    the document it is cited to: its source or another."""
+    source = data.draw(st.sampled_from(sorted(docs)), label="source")
+    text = docs[source]
+    words = list(re.finditer(r"\S+", text))
+    first = data.draw(st.integers(0, len(words) - 2), label="first word")
+    last = data.draw(st.integers(first + 1, min(len(words) - 1, first + 25)), label="last")
+    quote = text[words[first].start():words[last].end()]
+    for old, new in data.draw(st.lists(st.sampled_from(_SLIPS), max_size=2), label="slips"):
+        quote = quote.replace(old, new, 1)
+    if data.draw(st.booleans(), label="changed"):
+        pattern, repl = data.draw(st.sampled_from(_CHANGES), label="change")
+        quote = re.sub(pattern, repl, quote, count=1)
+    if data.draw(st.booleans(), label="marked"):
+        quote = quote.replace(" ", " ... ", 1)  # an elided quote: searched in pieces
+    cited = data.draw(st.sampled_from([source, *sorted(docs)]), label="cited")
+    return quote, cited
+
+
+def _budget(data: st.DataObject) -> SearchBudget:
+    return SearchBudget(data.draw(st.sampled_from([1, 2, 3, 5, 8, 13, 40, 10_000]),
+                                  label="steps"))
+
+
+def _search_before(corpus: Corpus, quote: ParsedQuote, exclude: str, max_gap: int,
+                   budget: SearchBudget) -> tuple[list[tuple[str, Span]], bool]:
+    """``search_elsewhere`` as it was before the skeleton test: every candidate searched."""
+    found: list[tuple[str, Span]] = []
+    probes = corpus_module._probes(quote)
+    try:
+        candidates = corpus._candidates(quote, budget)
+        corpus._scanned += len(candidates)
+        for doc_id in candidates:
+            if doc_id == exclude:
+                continue
+            doc = corpus.normalized(doc_id)
+            budget.spend()
+            if probes and not corpus_module._holds(doc.text, probes, budget):
+                continue
+            span = find_quote(doc, quote, max_gap, budget)
+            if span is not None:
+                found.append((doc_id, span))
+    except SearchLimitReached:
+        return found, False
+    return found, True
+
+
+@_SETTINGS
+@given(data=st.data())
+def test_the_skeleton_test_of_other_documents_answers_and_charges_as_searching_them(
+        data: st.DataObject) -> None:
+    indexed = data.draw(st.booleans(), label="indexed")
+    docs = _documents(40 if indexed else 12)
+    quote, cited = _quote(data, docs)
+    parsed = parse_quote(quote)
+    if parsed.empty:
+        return
+    shortcut, full = Corpus(docs), Corpus(docs)
+    if indexed:
+        shortcut.build_index()
+        full.build_index()
+    budget = _budget(data)
+    reference = SearchBudget(budget.limit)
+    answer = shortcut.search_elsewhere(parsed, cited, 300, budget)
+    assert answer == _search_before(full, parsed, cited, 300, reference), quote
+    assert budget.used == reference.used, quote
+
+
+def test_a_quote_found_only_with_slips_in_another_document_is_still_found_there() -> None:
+    # The skeleton test must let through a document that holds the quote only once its slips
+    # are forgiven: the hyphen and the comma of the source are gone from the quote.
+    docs = {"cited": "nothing to see here at all", "other": "we study fine-tuning, at scale"}
+    corpus = Corpus(docs)
+    found, complete = corpus.search_elsewhere(parse_quote("fine tuning at scale"), "cited")
+    assert complete and [doc_id for doc_id, _ in found] == ["other"]
+    assert found[0][1].forgiven == ("hyphen", "punctuation")
+
+
+def test_the_kept_quote_skeleton_is_made_for_the_quote_asked_for() -> None:
+    first = "well-known results, at scale"
+    same_text = "".join(["well-known results, ", "at scale"])  # equal, another object
+    assert same_text == first and same_text is not first
+    assert quote_skeleton(first) == skeleton(first)
+    assert quote_skeleton(first) == skeleton(first)  # kept
+    assert quote_skeleton(same_text) == skeleton(first)
+    assert quote_skeleton("another quote") == skeleton("another quote")
+    assert quote_skeleton(first) == skeleton(first)
