@@ -1,11 +1,16 @@
 """The search of the other documents takes shortcuts that change no answer and no charge.
 
 A quote not found where it cites is searched in every other document that may hold it
-(:meth:`vcg_otel.gate.corpus.Corpus.search_elsewhere`). A quote without editorial marks is
-tested against each candidate's skeleton first (one substring test), and a document without it
-is charged what the full search would charge.
+(:meth:`vcg_otel.gate.corpus.Corpus.search_elsewhere`). Three shortcuts make that cheaper:
 
-It is checked here against the code it replaces, kept below as the reference, derandomized:
+* a quote without editorial marks is tested against each candidate's skeleton first (one
+  substring test), and a document without it is charged what the full search would charge;
+* the words a quote is looked up by are read without cutting it into stretches when it has no
+  hyphen or comma between digits, and a comma between digits is found by a pattern that starts
+  with its comma;
+* the shortest postings list is taken with ``min`` when it is short enough to verify.
+
+Each is checked here against the code it replaces, kept below as the reference, derandomized:
 over quotes made from the benchmark's abstracts (verbatim, with slips, with a word changed),
 cited to their own document or another, in corpora small enough to be scanned and large enough
 to be indexed, with budgets that run out anywhere, and a document long enough that a scan of
@@ -135,3 +140,85 @@ def test_the_kept_quote_skeleton_is_made_for_the_quote_asked_for() -> None:
     assert quote_skeleton(same_text) == skeleton(first)
     assert quote_skeleton("another quote") == skeleton("another quote")
     assert quote_skeleton(first) == skeleton(first)
+
+
+# -- the words a quote is looked up by ------------------------------------------------------
+
+_DIGIT_COMMA_BEFORE = re.compile(r"\d,\d")
+# Letters, digits (of other scripts too), hyphens and commas, spaces of many kinds.
+_TEXT = st.lists(st.sampled_from([*"ab Z_'09,,--.  \t\n", "\u0663", "\u00e9", "\u00a0", "\u6a21",
+                                  "\u2028", "1,2"]),
+                 max_size=30).map("".join)
+
+
+def _needle_words_before(text: str) -> set[str]:
+    """The words of a whole quote as the index lookup took them before: all of them less
+    every word of a stretch with a hyphen or a comma between digits."""
+    unsafe: set[str] = set()
+    for stretch in text.split():
+        if "-" in stretch or ("," in stretch and _DIGIT_COMMA_BEFORE.search(stretch)):
+            unsafe.update(corpus_module._WORD.findall(stretch))
+    return set(corpus_module._WORD.findall(text)) - unsafe
+
+
+@settings(derandomize=True, database=None, max_examples=2000, deadline=None)
+@given(text=_TEXT)
+def test_a_comma_between_digits_is_found_where_the_plain_pattern_finds_one(text: str) -> None:
+    assert ((corpus_module._DIGIT_COMMA.search(text) is None)
+            == (_DIGIT_COMMA_BEFORE.search(text) is None))
+
+
+@settings(derandomize=True, database=None, max_examples=2000, deadline=None)
+@given(text=_TEXT)
+def test_the_words_of_a_quote_are_its_words_less_those_of_unsafe_stretches(text: str) -> None:
+    assert corpus_module._needle_words(text) == _needle_words_before(text)
+
+
+def _candidates_before(corpus: Corpus, quote: ParsedQuote, budget: SearchBudget) -> list[str]:
+    """The candidates of an indexed corpus as ``_candidates`` took them before: the postings
+    lists sorted by length, intersected until short enough."""
+    index, order = corpus._index, corpus._order
+    assert index is not None
+    words = corpus_module._quote_words(quote)
+    if not words:
+        return order
+    found = list(map(index.get, words))
+    if None in found:
+        corpus_module._charge(budget, found.index(None) + 1)
+        return []
+    corpus_module._charge(budget, len(found))
+    lists: list[list[int]] = [f for f in found if f is not None]
+    lists.sort(key=len)
+    candidates: set[int] | list[int] = lists[0]
+    for more in lists[1:4]:
+        if len(candidates) <= corpus_module._VERIFY_LIMIT:
+            break
+        budget.scan(len(more) * 64)
+        smaller = set(candidates)
+        candidates = [i for i in more if i in smaller]
+    return [order[i] for i in sorted(candidates)]
+
+
+_INDEXED = Corpus(_documents(120))
+_INDEXED.build_index()
+
+
+@_SETTINGS
+@given(data=st.data())
+def test_the_shortest_postings_list_is_the_one_the_sort_put_first(data: st.DataObject) -> None:
+    quote, _ = _quote(data, _documents(120))
+    if data.draw(st.booleans(), label="common words only"):
+        quote = " ".join(w for w in quote.split() if len(w) <= 4) or quote  # long lists
+    parsed = parse_quote(quote)
+    budget = _budget(data)
+    reference = SearchBudget(budget.limit)
+    try:
+        got: list[str] | None = _INDEXED._candidates(parsed, budget)
+    except SearchLimitReached:
+        got = None
+    try:
+        want: list[str] | None = _candidates_before(_INDEXED, parsed, reference)
+    except SearchLimitReached:
+        want = None
+    assert got == want, quote
+    assert budget.used == reference.used, quote
