@@ -141,6 +141,23 @@ class _Aligned:
 
 def _align(hay: str, start: int, quote: _Quote, needle_len: int,
            budget: SearchBudget) -> _Aligned | None:
+    """The passage around ``start`` that best matches the quote, its score and differences.
+
+    The quote's words are aligned with the words of a window around the place
+    (:class:`difflib.SequenceMatcher`), and the passage runs from the first word matched to
+    the last. Its score and differences are those of aligning the passage with the quote
+    again, and they are read from the window's alignment instead, which is the same one moved
+    by the passage's start. Why: without junk (no ``isjunk``, ``autojunk`` off) the matcher
+    takes, in a range of each sequence, the longest run of equal words, the earliest in the
+    first sequence among equally long ones and then the earliest in the second, and goes on
+    left and right of it. Every run it took in the window lies in the passage (which spans
+    them all, a word wider at most), so each range it searches in the passage is the part of
+    the window's range there: a run found in it is a run of the window's range, so none is
+    longer than the window's choice, which lies in it too, and none as long comes earlier (the
+    window would have taken it); where the window's range held no run, its part holds none.
+    So the passage's runs are the window's, and a second alignment, as costly as the first,
+    would only find them again.
+    """
     lo = max(0, start - _SLACK)
     hi = min(len(hay), start + needle_len + 2 * _SLACK)
     window = tokens(hay[lo:hi])
@@ -154,23 +171,30 @@ def _align(hay: str, start: int, quote: _Quote, needle_len: int,
     # The passage: from the first word matched to the last, widened by one word at an end
     # where the quote has words unmatched (the word they likely replace: "fell" quoted as
     # "did not fall").
-    head, tail = blocks[0].b, len(quote.words) - blocks[-1].b - blocks[-1].size
+    qwords = quote.words
+    head, tail = blocks[0].b, len(qwords) - blocks[-1].b - blocks[-1].size
     first = max(0, blocks[0].a - min(head, 1))
     last = min(len(words), blocks[-1].a + blocks[-1].size + min(tail, 1))
     passage = words[first:last]
-    matcher.set_seq1(passage)
-    matched = sum(b.size for b in matcher.get_matching_blocks())
-    score = 2 * matched / (len(passage) + len(quote.words))
+    # The passage's own alignment with the quote is the window's, moved by ``first`` (see the
+    # docstring): its matched words and differences are read from the runs at hand, a
+    # difference before each run and after the last (the passage's and the quote's ends).
+    matched = 0
     removed: list[str] = []
     added: list[str] = []
     replaced: list[tuple[str, str]] = []
-    for op, a1, a2, b1, b2 in matcher.get_opcodes():
-        if op == "delete":
-            removed.extend(passage[a1:a2])
-        elif op == "insert":
-            added.extend(quote.words[b1:b2])
-        elif op == "replace":
-            replaced.append((" ".join(passage[a1:a2]), " ".join(quote.words[b1:b2])))
+    i = j = 0  # the passage's and the quote's words up to here are accounted for
+    for a, b, size in [(a - first, b, size) for a, b, size in blocks] + [
+            (len(passage), len(qwords), 0)]:
+        if i < a and j < b:
+            replaced.append((" ".join(passage[i:a]), " ".join(qwords[j:b])))
+        elif i < a:
+            removed.extend(passage[i:a])
+        elif j < b:
+            added.extend(qwords[j:b])
+        matched += size
+        i, j = a + size, b + size
+    score = 2 * matched / (len(passage) + len(qwords))
     return _Aligned(score, lo + window[first].start(), lo + window[last - 1].end(),
                     tuple(removed), tuple(added), tuple(replaced))
 
