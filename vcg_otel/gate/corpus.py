@@ -298,7 +298,14 @@ class Corpus:
         """
         if str(doc_id) not in self._texts:
             return None
-        return find_quote(self.normalized(doc_id), quote, max_gap, budget)
+        doc = self.normalized(doc_id)
+        plain = _plain_skeleton(quote)
+        if plain is not None and plain not in doc.slip_skeleton():
+            # absent as written and with slips: what find_quote would charge, no more
+            _charge_absent(SearchBudget() if budget is None else budget, len(doc.text),
+                           len(quote.needle))
+            return None
+        return find_quote(doc, quote, max_gap, budget)
 
     def find_elsewhere(
         self, quote: ParsedQuote, exclude: Any = None, max_gap: int = DEFAULT_MAX_GAP,
@@ -333,10 +340,10 @@ class Corpus:
                 if doc_id == skip:
                     continue
                 doc = self.normalized(doc_id)
+                budget.spend()
                 if plain is not None and plain not in doc.slip_skeleton():
                     _charge_absent(budget, len(doc.text), len(quote.needle))
                     continue
-                budget.spend()
                 if probes and not _holds(doc.text, probes, budget):
                     continue  # C-speed substring tests rule out most documents
                 span = find_quote(doc, quote, max_gap, budget)
@@ -404,7 +411,7 @@ class Corpus:
         self.build_index()
         index, order = self._index, self._order
         assert index is not None
-        words = _quote_words(quote)
+        words = _lookup_words(quote)
         if not words:
             return order
         # A step per word looked up, up to the first the index lacks (then no document holds
@@ -467,13 +474,12 @@ def _plain_skeleton(quote: ParsedQuote) -> bytes | None:
 
 
 def _charge_absent(budget: SearchBudget, chars: int, needle: int) -> None:
-    """What :meth:`Corpus.search_elsewhere` and :func:`~vcg_otel.gate.search.find_quote` charge
-    for a document of ``chars`` characters that does not hold a quote without marks (needle of
-    ``needle`` characters), in the same order: a step to open it, a scan for the contiguous
-    search (which finds no occurrence, so examines none) and one for the slip search's
-    skeleton test (which it skips for a needle too long to search for slips). So a budget ends
-    with the very count, and stops at the very charge, that the full search would reach."""
-    budget.spend()
+    """What :func:`~vcg_otel.gate.search.find_quote` charges for a document of ``chars``
+    characters whose skeleton lacks a quote without marks (needle of ``needle``
+    characters), in the same order: a scan for the contiguous search (which finds no
+    occurrence, so examines none) and one for the slip search's skeleton test (which it
+    skips for a needle too long to search for slips). So a budget ends with the very count,
+    and stops at the very charge, that the full search would reach."""
     budget.scan(chars)
     if needle <= MAX_SLIP_CHARS:
         budget.scan(chars)
@@ -496,6 +502,36 @@ def _probes(quote: ParsedQuote) -> tuple[str, ...]:
 def _holds(text: str, probes: tuple[str, ...], budget: SearchBudget) -> bool:
     budget.scan(len(text))
     return all(probe in text for probe in probes)
+
+
+def _lookup_words(quote: ParsedQuote) -> set[str]:
+    """The words :meth:`Corpus._candidates` looks up: those of :func:`_quote_words`, or, for a
+    quote without marks written in ASCII, its *clean stretches*: the runs between spaces made
+    of letters and digits only, found by one split and a C-level filter where cutting the
+    quote into words costs ten times that (most of a rejected quote's search of the index).
+
+    Any set of words that every document holding the quote holds as index words makes an
+    exact candidate list (each candidate is then searched); a clean stretch ``c`` is one.
+    Found as written, the quote's edges are word boundaries
+    (:func:`~vcg_otel.gate.search.find_contiguous`: the characters it tests are this index's
+    word characters) and ``c`` lies between spaces, so ``c`` is a whole word of the document.
+    Found with slips forgiven (:func:`~vcg_otel.gate.slips.find_slipped`), ``c`` is one token
+    of the slip pattern (no space, apostrophe or point in it), matched as written, as a
+    number with thousands separators, or with hyphens between its letters; what the pattern
+    puts next to it, from the separators around it (each holds a space), is a space or soft
+    punctuation, never a word character. So the document holds ``c`` as a word, or ``c`` is
+    one of the index's joined compounds or numbers without separators (:func:`_index_words`),
+    given the bound the index has always assumed of every quote word: one joins at most
+    :data:`_MAX_JOINED` parts of a compound. Stretches with punctuation (``scale,``) are left
+    out, not cut: a subset of the quote's words is still an exact filter, only a looser one.
+    A quote with none, or outside ASCII (where ``str.isalnum`` accepts the letters of scripts
+    the index leaves out), is cut into words as before.
+    """
+    if not quote.elided and not quote.literal and quote.needle.isascii():
+        clean = set(filter(str.isalnum, quote.needle.split()))
+        if clean:
+            return clean
+    return _quote_words(quote)
 
 
 def _quote_words(quote: ParsedQuote) -> set[str]:
