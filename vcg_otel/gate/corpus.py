@@ -332,17 +332,19 @@ class Corpus:
         skip = None if exclude is None else str(exclude)
         found: list[tuple[str, Span]] = []
         plain = _plain_skeleton(quote)
-        probes = _probes(quote)
+        probes = _probes(quote) if plain is None else ()
+        size = len(quote.needle)
+        normalized = self._normalized
         try:
             candidates = self._candidates(quote, budget)
             self._scanned += len(candidates)
             for doc_id in candidates:
                 if doc_id == skip:
                     continue
-                doc = self.normalized(doc_id)
+                doc = normalized.get(doc_id) or self.normalized(doc_id)
                 budget.spend()
                 if plain is not None and plain not in doc.slip_skeleton():
-                    _charge_absent(budget, len(doc.text), len(quote.needle))
+                    _charge_absent(budget, len(doc.text), size)
                     continue
                 if probes and not _holds(doc.text, probes, budget):
                     continue  # C-speed substring tests rule out most documents
@@ -408,9 +410,12 @@ class Corpus:
                 and (n < budget.limit - budget.used or not self._scanned))
         ):
             return list(self._texts)
-        self.build_index()
-        index, order = self._index, self._order
-        assert index is not None
+        index = self._index
+        if index is None:
+            self.build_index()
+            index = self._index
+            assert index is not None
+        order = self._order
         words = _lookup_words(quote)
         if not words:
             return order
