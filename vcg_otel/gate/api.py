@@ -25,9 +25,9 @@ from typing import Any
 from .._frozen import slot_builder
 from .closest import CLOSEST_STEPS, nearest
 from .corpus import Corpus, corpus_for
-from .fast import fast_found
+from .fast import fast_found, unmarked_needle
 from .normalize import normalize_with_map
-from .quote import parse_quote
+from .quote import ParsedQuote, parse_quote
 from .result import Diagnosis, GateMatch, GateResult, LazyDiagnosis, NotFoundReason
 from .search import DEFAULT_MAX_GAP, SearchBudget, SearchLimitReached, Span, find_quote
 from .slips import tokens
@@ -153,7 +153,11 @@ def full_quote_gate(quote: str, cited: str | None, corpus: Corpus, max_gap: int,
     full (the reference the fast path is tested against)."""
     if len(quote) > MAX_QUOTE_CHARS:
         return GateMatch(GateResult.NOT_FOUND, cited, reason=NotFoundReason.QUOTE_TOO_LONG)
-    parsed = parse_quote(quote)
+    # A quote without marks is parsed as its needle alone, which the fast path has just read
+    # (fast.unmarked_needle keeps it): built field by field, the parse's very ParsedQuote.
+    needle = unmarked_needle(quote)
+    parsed = (_build_parsed(needle, (needle,), False, (), (), (False, False))
+              if needle is not None else parse_quote(quote))
     if parsed.empty:
         return GateMatch(GateResult.NOT_FOUND, cited, reason=NotFoundReason.EMPTY_QUOTE)
     known = cited is not None and cited in corpus
@@ -210,6 +214,7 @@ def _longest_first(needle: str) -> Iterator[str]:
 
 
 _build_match = slot_builder(GateMatch)
+_build_parsed = slot_builder(ParsedQuote)
 
 
 def _int_arg(value: object, name: str) -> int:
