@@ -1,28 +1,34 @@
 """The closest-passage search takes shortcuts that change no passage, score, kind or charge.
 
 A rejected quote's diagnosis (:func:`vcg_otel.gate.closest.nearest`) aligns the quote with a
-few places of the documents. A passage is aligned once: its score and differences are read
-from the alignment of the window around it, not from a second alignment of the passage alone
-(the argument is ``_align``'s docstring).
+few places of the documents. Two shortcuts make it cheaper:
 
-It is checked against the code it replaces, kept here as the reference, derandomized: over
+* a passage is aligned once: its score and differences are read from the alignment of the
+  window around it, not from a second alignment of the passage alone (the argument is
+  ``_align``'s docstring);
+* ``nearest`` tests each other document for most of the quote's longest words itself, where it
+  called :func:`~vcg_otel.gate.closest.closest_passage` for every document.
+
+Both are checked against the code they replace, kept here as the reference, derandomized: over
 the benchmark's abstracts with quotes made from them (a word replaced, dropped, added or moved,
-invented words), and over text of a few words repeated many times (where the alignment has
-ties to break).
+two passages stitched, invented words), over text of a few words repeated many times (where
+the alignment has ties to break), and with budgets that run out anywhere.
 """
 
 from __future__ import annotations
 
 import re
 from difflib import SequenceMatcher
+from itertools import chain
 
 from cases import load_corpus
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vcg_otel.gate import SearchBudget
+from vcg_otel.gate import SearchBudget, SearchLimitReached
 from vcg_otel.gate import closest as cl
-from vcg_otel.gate.normalize import normalize_with_map
+from vcg_otel.gate.normalize import NormalizedText, normalize_with_map
+from vcg_otel.gate.result import ClosestPassage, RejectionKind
 from vcg_otel.gate.slips import tokens
 
 _SETTINGS = settings(derandomize=True, database=None, max_examples=300, deadline=None)
@@ -122,3 +128,90 @@ def test_a_passage_of_repeated_words_aligned_once_breaks_ties_as_aligned_again(
     needle = " ".join(data.draw(st.lists(vocabulary, min_size=1, max_size=25), label="quote"))
     start = data.draw(st.integers(0, len(hay)), label="start")
     _both_alignments(hay, needle, start)
+
+
+# -- the other documents tested in nearest ------------------------------------------------------
+
+def _holds_most_before(hay: str, top: tuple[tuple[str, int], ...]) -> bool:
+    """closest_passage's test as it was written inline."""
+    need = (len(top) + 1) // 2
+    held = 0
+    for k, (word, _) in enumerate(top):
+        if word in hay:
+            held += 1
+            if held == need:
+                break
+        elif held + len(top) - k - 1 < need:
+            return False
+    return True
+
+
+@settings(derandomize=True, database=None, max_examples=1000, deadline=None)
+@given(words=st.lists(st.sampled_from(["ab", "cd", "ef", "gh"]), max_size=4),
+       hay=st.text(st.sampled_from("abcdefgh "), max_size=12))
+def test_most_of_the_longest_words_are_held_as_the_inline_test_found(
+        words: list[str], hay: str) -> None:
+    top = tuple((word, 0) for word in words[:3])
+    assert cl._holds_most(hay, top) == _holds_most_before(hay, top)
+
+
+Diagnosis = tuple[RejectionKind | None, ClosestPassage | None]
+
+
+def _nearest_before(needle: str, cited: tuple[str, NormalizedText] | None,
+                    others: list[tuple[str, NormalizedText]], budget: SearchBudget) -> Diagnosis:
+    """``nearest`` as it was: closest_passage called for every document in turn."""
+    local = SearchBudget(max(1, min(cl.CLOSEST_STEPS, budget.limit - budget.used)))
+    best: tuple[str, NormalizedText, cl._Aligned] | None = None
+    complete = True
+    quote = cl._quote(needle)
+    try:
+        docs = [cited] if cited is not None else []
+        for k, (doc_id, doc) in enumerate(chain(docs, others)):
+            if k and best is not None and best[2].score >= cl.ALTERED_SCORE:
+                break
+            local.spend()
+            aligned = cl.closest_passage(doc, needle, local, close_only=k > 0 or cited is None,
+                                         quote=quote)
+            if aligned is not None and (best is None or aligned.score > best[2].score):
+                best = (doc_id, doc, aligned)
+    except SearchLimitReached:
+        complete = False
+    budget.used += min(local.used, local.limit)
+    if best is None:
+        return (RejectionKind.INVENTED if complete else None), None
+    doc_id, doc, aligned = best
+    start, end = doc.original_span(aligned.start, aligned.end)
+    passage = ClosestPassage(doc_id, start, end, round(aligned.score, 4), aligned.removed,
+                             aligned.added, aligned.replaced)
+    if aligned.score >= cl.ALTERED_SCORE:
+        return RejectionKind.ALTERED, passage
+    return (RejectionKind.INVENTED if complete else None), passage
+
+
+@_SETTINGS
+@given(data=st.data())
+def test_nearest_answers_and_charges_as_searching_each_document_in_turn(
+        data: st.DataObject) -> None:
+    source = data.draw(st.sampled_from(_IDS), label="source")
+    needle = _edited(data, _DOCS[source].text)
+    if data.draw(st.booleans(), label="stitched"):  # half from another abstract: no one source
+        other = _edited(data, _DOCS[data.draw(st.sampled_from(_IDS), label="other")].text)
+        needle = " ".join(needle.split()[:8] + other.split()[:8])
+    cited_id = data.draw(st.sampled_from([None, source, *_IDS]), label="cited")
+    cited = None if cited_id is None else (cited_id, _DOCS[cited_id])
+    others = [(key, _DOCS[key]) for key in _IDS if key != cited_id]
+    steps = data.draw(st.sampled_from([1, 3, 10, 40, 150, 10_000]), label="steps")
+    used = data.draw(st.integers(0, 3), label="used before")
+    now, before = SearchBudget(steps), SearchBudget(steps)
+    now.used = before.used = min(used, steps - 1)
+    assert (cl.nearest(needle, cited, iter(others), now)
+            == _nearest_before(needle, cited, others, before)), needle
+    assert now.used == before.used
+
+
+def test_a_quote_without_words_is_charged_a_step_per_document_and_found_nowhere() -> None:
+    docs = [(key, _DOCS[key]) for key in _IDS[:5]]
+    budget = SearchBudget()
+    assert cl.nearest("--", docs[0], iter(docs[1:]), budget) == (RejectionKind.INVENTED, None)
+    assert budget.used == 5

@@ -220,19 +220,32 @@ def closest_passage(doc: NormalizedText, needle: str, budget: SearchBudget,
     hay = doc.text
     if close_only:
         budget.scan(len(hay))
-        top = quote.anchors[:3]
-        need = (len(top) + 1) // 2  # most of them
-        held = 0
-        for k, (word, _) in enumerate(top):  # a loop: this runs for every other document
-            if word in hay:
-                held += 1
-                if held == need:
-                    break
-            elif held + len(top) - k - 1 < need:
-                return None  # most of its longest words are missing: nothing close here
+        if not _holds_most(hay, quote.anchors[:3]):
+            return None  # most of its longest words are missing: nothing close here
+    return _best_place(hay, quote, len(needle), budget, _CLOSE_VOTES if close_only else 0.0)
+
+
+def _holds_most(hay: str, top: tuple[tuple[str, int], ...]) -> bool:
+    """Whether most of the quote's longest words ``top`` occur in ``hay`` (as substrings);
+    stops as soon as the answer is known: this runs for every other document."""
+    need = (len(top) + 1) // 2  # most of them
+    held = 0
+    for k, (word, _) in enumerate(top):
+        if word in hay:
+            held += 1
+            if held == need:
+                return True
+        elif held + len(top) - k - 1 < need:
+            return False
+    return held >= need
+
+
+def _best_place(hay: str, quote: _Quote, needle_len: int, budget: SearchBudget,
+                least: float) -> _Aligned | None:
+    """The best aligned of the places :func:`_places` finds (the first of equal scores)."""
     best: _Aligned | None = None
-    for place in _places(hay, quote, budget, _CLOSE_VOTES if close_only else 0.0):
-        aligned = _align(doc.text, place, quote, len(needle), budget)
+    for place in _places(hay, quote, budget, least):
+        aligned = _align(hay, place, quote, needle_len, budget)
         if aligned is not None and (best is None or aligned.score > best.score):
             best = aligned
     return best
@@ -255,13 +268,26 @@ def nearest(needle: str, cited: tuple[str, NormalizedText] | None,
     quote = _quote(needle)
     try:
         docs = [cited] if cited is not None else []
+        # What closest_passage does for each document, its test of the other documents (most
+        # of the quote's longest words in them) made here: it rules out nearly all of them, at
+        # a fraction of a call's cost.
+        top = quote.anchors[:3]
+        words, size = bool(quote.words), len(needle)
         # lazily: the others are not even listed when the cited one holds a misquote
         for k, (doc_id, doc) in enumerate(chain(docs, others)):
             if k and best is not None and best[2].score >= ALTERED_SCORE:
                 break
             local.spend()
-            aligned = closest_passage(doc, needle, local, close_only=k > 0 or cited is None,
-                                      quote=quote)
+            if not words:
+                continue
+            hay = doc.text
+            if k or cited is None:
+                local.scan(len(hay))
+                if not _holds_most(hay, top):
+                    continue
+                aligned = _best_place(hay, quote, size, local, _CLOSE_VOTES)
+            else:
+                aligned = _best_place(hay, quote, size, local, 0.0)
             if aligned is not None and (best is None or aligned.score > best[2].score):
                 best = (doc_id, doc, aligned)
     except SearchLimitReached:
