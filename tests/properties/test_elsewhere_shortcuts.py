@@ -208,22 +208,62 @@ _INDEXED.build_index()
 @_SETTINGS
 @given(data=st.data())
 def test_the_shortest_postings_list_is_the_one_the_sort_put_first(data: st.DataObject) -> None:
+    # The quotes the rarest-stretch search leaves to the word lookup (marked ones, mostly).
     quote, _ = _quote(data, _documents(120))
     if data.draw(st.booleans(), label="common words only"):
         quote = " ".join(w for w in quote.split() if len(w) <= 4) or quote  # long lists
     parsed = parse_quote(quote)
+    assert _INDEXED._index is not None
+    if corpus_module._rarest_stretch(_INDEXED._index, parsed, SearchBudget(10**9)) is not None:
+        return
     budget = _budget(data)
     reference = SearchBudget(budget.limit)
     try:
         got: list[str] | None = _INDEXED._candidates(parsed, budget)
     except SearchLimitReached:
         got = None
-    try:
+    try:  # the rarest-stretch search's charges first (it looked, found every list too long)
+        corpus_module._rarest_stretch(_INDEXED._index, parsed, reference)
         want: list[str] | None = _candidates_before(_INDEXED, parsed, reference)
     except SearchLimitReached:
         want = None
     assert got == want, quote
     assert budget.used == reference.used, quote
+
+
+@_SETTINGS
+@given(data=st.data())
+def test_the_rarest_stretch_is_as_rare_as_the_rarest_clean_stretch(data: st.DataObject) -> None:
+    # Stopped at a list of one document, or the shortest of the clean stretches' lists; none
+    # when the index lacks a clean stretch (it may stop at a list of one before seeing it).
+    quote, _ = _quote(data, _documents(120))
+    parsed = parse_quote(quote)
+    index = _INDEXED._index
+    assert index is not None
+    rarest = corpus_module._rarest_stretch(index, parsed, SearchBudget(10**9))
+    if rarest is None or parsed.elided:
+        return
+    lists = [index.get(s) for s in parsed.needle.split() if s.isalnum()]
+    if None in lists:
+        assert rarest == [] or len(rarest) == 1, quote
+    else:
+        assert rarest in lists, quote
+        assert len(rarest) == 1 or len(rarest) == min(map(len, lists)), quote
+
+
+@_SETTINGS
+@given(data=st.data())
+def test_the_candidates_hold_every_document_that_holds_the_quote(data: st.DataObject) -> None:
+    # What makes every shortcut of the lookup exact: no document in which find_quote finds
+    # the quote (as written, in pieces, with slips) is left out of the candidates.
+    quote, _ = _quote(data, _documents(120))
+    parsed = parse_quote(quote)
+    if parsed.empty:
+        return
+    candidates = set(_INDEXED._candidates(parsed, SearchBudget(10**9)))
+    for key in _INDEXED:
+        if find_quote(_INDEXED.normalized(key), parsed, 300, SearchBudget(10**9)) is not None:
+            assert key in candidates, (quote, key)
 
 
 @_SETTINGS

@@ -296,12 +296,14 @@ class Corpus:
         Raises:
             SearchLimitReached: ``budget`` (by default a fresh one) ran out first.
         """
-        if str(doc_id) not in self._texts:
+        key = str(doc_id)
+        if key not in self._texts:
             return None
-        doc = self.normalized(doc_id)
-        plain = _plain_skeleton(quote)
-        if plain is not None and plain not in doc.slip_skeleton():
-            # absent as written and with slips: what find_quote would charge, no more
+        doc = self._normalized.get(key) or self.normalized(key)
+        if not quote.elided and not quote.literal and quote.needle and (
+                quote_skeleton(quote.needle) not in doc.slip_skeleton()):
+            # absent as written and with slips (see _plain_skeleton): what find_quote would
+            # charge, no more
             _charge_absent(SearchBudget() if budget is None else budget, len(doc.text),
                            len(quote.needle))
             return None
@@ -344,7 +346,10 @@ class Corpus:
                 doc = normalized.get(doc_id) or self.normalized(doc_id)
                 budget.spend()
                 if plain is not None and plain not in doc.slip_skeleton():
-                    _charge_absent(budget, len(doc.text), size)
+                    chars = len(doc.text)  # _charge_absent's charges, without its call
+                    budget.scan(chars)
+                    if size <= MAX_SLIP_CHARS:
+                        budget.scan(chars)
                     continue
                 if probes and not _holds(doc.text, probes, budget):
                     continue  # C-speed substring tests rule out most documents
@@ -416,6 +421,9 @@ class Corpus:
             index = self._index
             assert index is not None
         order = self._order
+        rarest = _rarest_stretch(index, quote, budget)
+        if rarest is not None:
+            return [order[i] for i in rarest]  # a postings list is in corpus order
         words = _lookup_words(quote)
         if not words:
             return order
@@ -507,6 +515,42 @@ def _probes(quote: ParsedQuote) -> tuple[str, ...]:
 def _holds(text: str, probes: tuple[str, ...], budget: SearchBudget) -> bool:
     budget.scan(len(text))
     return all(probe in text for probe in probes)
+
+
+def _rarest_stretch(index: dict[str, list[int]], quote: ParsedQuote,
+                    budget: SearchBudget) -> list[int] | None:
+    """For a plain ASCII quote without an underscore, the shortest postings list of its clean
+    stretches (see :func:`_lookup_words`) when it is short enough to verify, found by looking
+    its stretches up in quote order and stopping at a list of one document (none is
+    shorter); ``[]`` when the index lacks a clean stretch (then no document holds the quote).
+    ``None`` when the caller must look further: another quote, no clean stretch, or every
+    list too long. A step is charged per stretch looked up.
+
+    The stretches are cut by ``str.split`` and looked up as they come, without testing each
+    for being clean: a stretch the index holds is made of word characters only (every index
+    word is), so in an ASCII quote without ``_`` it is letters and digits, a clean stretch;
+    a stretch the index lacks counts only if it is clean (``scale,`` is no index word). Any
+    clean stretch's list holds every document holding the quote (see :func:`_lookup_words`),
+    so the one found is an exact candidate list, as the shortest of them all would be."""
+    needle = quote.needle
+    if quote.elided or quote.literal or "_" in needle or not needle.isascii():
+        return None
+    get = index.get
+    best: list[int] | None = None
+    looked = 0
+    for stretch in needle.split():
+        looked += 1
+        postings = get(stretch)
+        if postings is None:
+            if stretch.isalnum():
+                _charge(budget, looked)
+                return []
+        elif best is None or len(postings) < len(best):
+            best = postings
+            if len(best) == 1:
+                break
+    _charge(budget, looked)
+    return best if best is not None and len(best) <= _VERIFY_LIMIT else None
 
 
 def _lookup_words(quote: ParsedQuote) -> set[str]:
