@@ -23,7 +23,8 @@ from dataclasses import dataclass
 
 from .normalize import normalize
 
-__all__ = ["ParsedQuote", "has_mark", "iter_marks", "parse_quote", "strip_edges"]
+__all__ = ["ParsedQuote", "has_mark", "iter_marks", "mark_list", "parse_marked", "parse_quote",
+           "strip_edges"]
 
 _ELLIPSIS = r"(?:\u2026|\.\s?\.\s?\.(?:\s?\.)*)"
 _MARKS_BODY = (
@@ -47,6 +48,11 @@ _EDGE = " \"'.,;:!?"
 
 
 def iter_marks(quote: str) -> Iterator[re.Match[str]]:
+    """The matches of ``MARKS.finditer(quote)``, one at a time (:func:`mark_list`)."""
+    return iter(mark_list(quote))
+
+
+def mark_list(quote: str) -> list[re.Match[str]]:
     """The matches of ``MARKS.finditer(quote)``, the regex tried only where a mark can start.
 
     Every mark starts at one of :data:`_MARK_STARTS`, found with ``str.find`` (C speed, and
@@ -54,18 +60,26 @@ def iter_marks(quote: str) -> Iterator[re.Match[str]]:
     three or more. The regex's own scan tries its alternatives at every full stop and costs
     several times more on a sentence. A mark never matches empty, so trying each start at
     or past the end of the last match gives ``finditer``'s matches."""
-    starts = [pos for ch in _MARK_STARTS[:-1] if ch in quote for pos in _positions(quote, ch)]
+    starts: list[int] = []
+    for ch in _MARK_STARTS[:-1]:
+        if ch in quote:
+            starts += _positions(quote, ch)
     if quote.count(".") > 2:
         starts += _positions(quote, ".")
     if not starts:
-        return
+        return []
+    if len(starts) > 1:
+        starts.sort()
+    marks = []
+    match = MARKS.match
     end = 0
-    for pos in sorted(starts):
+    for pos in starts:
         if pos >= end:
-            m = MARKS.match(quote, pos)
+            m = match(quote, pos)
             if m is not None:
                 end = m.end()
-                yield m
+                marks.append(m)
+    return marks
 
 
 def _positions(text: str, ch: str) -> list[int]:
@@ -85,7 +99,7 @@ def has_mark(quote: str) -> bool:
         return True
     if "(" not in quote and "[" not in quote and quote.count(".") < 3:
         return False
-    return next(iter_marks(quote), None) is not None
+    return bool(mark_list(quote))
 
 
 def strip_edges(text: str) -> str:
@@ -182,23 +196,57 @@ def _split(quote: str, marks: list[re.Match[str]], insertions: bool
 
 def parse_quote(quote: str) -> ParsedQuote:
     """Normalize ``quote`` and split it at editorial marks."""
+    return parse_marked(quote, mark_list(quote))
+
+
+def parse_marked(quote: str, marks: list[re.Match[str]]) -> ParsedQuote:
+    """:func:`parse_quote` of a quote whose marks (:func:`mark_list`) are known: a caller that
+    had to find them anyway (the gate's fast path) does not look for them twice."""
     needle = strip_edges(normalize(quote))
     if not _has_word(needle):
         needle = ""
-    marks = list(iter_marks(quote))
     if not marks:
         return _unmarked(needle)
     inserted = sum(_alnum_count(m.group()) for m in marks if m.lastgroup == "insertion")
+    if not inserted:
+        return _without_insertions(quote, marks, needle)
     # Brackets hold less than half the words (with none inside, any word at all will do: no
     # need to count every letter of the quote).
-    editorial = inserted * 2 < _alnum_count(quote) if inserted else _has_word(quote)
+    editorial = inserted * 2 < _alnum_count(quote)
     pieces, gaps, elided, edges = _split(quote, marks, insertions=editorial)
     if not elided:
         return _unmarked(needle)
     literal: tuple[str, ...] = ()
-    if editorial and inserted and any(m.lastgroup == "ellipsis" for m in marks):
+    if editorial and any(m.lastgroup == "ellipsis" for m in marks):
         literal = _split(quote, marks, insertions=False)[0]
     return ParsedQuote(needle, pieces, True, gaps, literal, edges)
+
+
+def _without_insertions(quote: str, marks: list[re.Match[str]], needle: str) -> ParsedQuote:
+    """The parse of a quote whose marks are all ellipses, annotations and changes of case
+    (the common marked quote): what :func:`_split` makes of it, without its bookkeeping for
+    insertions. No mark is skipped as literal text, so the quote is elided; no cut stands
+    for an insertion, so no gap or edge is bracket-only (all ``False``); and with nothing
+    inserted there is no literal reading (``()``)."""
+    raw: list[str] = []
+    current: list[str] = []
+    pos = 0
+    for m in marks:
+        kind = m.lastgroup
+        if kind == "ellipsis":
+            current.append(quote[pos:m.start()])
+            raw.append("".join(current))
+            current = []
+        elif kind == "case":
+            current += (quote[pos:m.start()], m.group()[1:-1])
+        else:  # an annotation: removed, the text around it is contiguous
+            current += (quote[pos:m.start()], " ")
+        pos = m.end()
+    current.append(quote[pos:])
+    raw.append("".join(current))
+    pieces = tuple([piece for piece in [strip_edges(normalize(text)) for text in raw]
+                    if _has_word(piece)])
+    return ParsedQuote(needle, pieces, True, (False,) * (len(pieces) - 1) if pieces else ())
 
 
 def _unmarked(needle: str) -> ParsedQuote:

@@ -21,9 +21,19 @@ from vcg_otel.gate.normalize import (
     _normalize,
     fold_chars,
     laid_out,
+    normalize,
     normalize_with_map,
 )
-from vcg_otel.gate.quote import MARKS, has_mark, iter_marks
+from vcg_otel.gate.quote import (
+    MARKS,
+    ParsedQuote,
+    _split,
+    has_mark,
+    iter_marks,
+    mark_list,
+    parse_quote,
+    strip_edges,
+)
 from vcg_otel.gate.result import GateMatch, GateResult
 from vcg_otel.gate.search import is_spaced_word_char
 
@@ -46,6 +56,7 @@ _TRICKY = st.sampled_from(
      "\ufb01", "\u0430", "\u00ad", "\u0301", "\u03a3", "\u0130", "\u13a0", "\uab70", "\u00df",
      "\ud800", "\U0001f600", "\u1e9e", "\u0345", "\uff21", "\u2014", "\u2212"])
 _TEXT = st.lists(st.one_of(_TRICKY, st.text(max_size=3)), max_size=12).map("".join)
+_ALNUM = re.compile(r"[^\W_]")
 
 
 @settings(max_examples=2000, deadline=None)
@@ -56,6 +67,21 @@ def test_iter_marks_is_the_marks_regex(text: str) -> None:
 
     assert seen(iter_marks(text)) == seen(MARKS.finditer(text))
     assert has_mark(text) == (MARKS.search(text) is not None)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(_TEXT)
+def test_a_quote_without_insertions_parses_as_the_general_split_cuts_it(text: str) -> None:
+    """parse_quote reads a quote whose marks are all ellipses, annotations and changes of
+    case without the general split's bookkeeping for insertions: it is what that split
+    gives (its pieces, all-False gaps and edges, no literal reading)."""
+    marks = mark_list(text)
+    if not marks or any(m.lastgroup == "insertion" for m in marks):
+        return
+    needle = strip_edges(normalize(text))
+    pieces, gaps, elided, edges = _split(text, marks, insertions=True)
+    assert parse_quote(text) == ParsedQuote(needle if _ALNUM.search(needle) else "", pieces,
+                                            elided, gaps, (), edges)
 
 
 @settings(max_examples=600, deadline=None)
