@@ -128,9 +128,6 @@ class SearchBudget:
         """No step is left."""
         return self.used >= self.limit
 _PARAGRAPH_BREAK = re.compile(r"\n[^\S\n]*\n|\r\n[^\S\r\n]*\r\n|\u2029")
-# Whether a text has any paragraph break at all: a blank line (every \r\n\r\n holds one too)
-# or U+2029. A pattern that starts with a literal scans about ten times faster.
-_BLANK_LINE = re.compile(r"\n[^\S\n]*\n")
 
 
 # The ASCII word characters: the answer for most characters the edge checks look at, told by
@@ -358,8 +355,7 @@ class _Chain:
             return False
         if self.breaks is None:  # most chunks have none: then no gap needs mapping back
             self.budget.scan(len(self.doc.original))
-            original = self.doc.original
-            self.breaks = "\u2029" in original or _BLANK_LINE.search(original) is not None
+            self.breaks = self.doc.has_paragraph_break()
         if not self.breaks:
             return True
         self.budget.spend(_BREAK_STEP)
@@ -384,9 +380,106 @@ def _find_chain(doc: NormalizedText, pieces: tuple[str, ...], gaps: tuple[bool, 
         if piece not in hay:
             return None
     if len(pieces) == 1:
-        span = find_contiguous(hay, pieces[0], budget, edges)
-        return None if span is None else Span(span.start, span.end, span.pieces, True)
+        pos = find_whole(hay, pieces[0], budget, edges)
+        return None if pos == -1 else Span(pos, pos + len(pieces[0]),
+                                           ((pos, pos + len(pieces[0])),), True)
+    if len(hay) <= _BLOCK:
+        return _chain_in_one_block(doc, pieces, gaps, max_gap, budget, edges)
     return _Chain(doc, pieces, gaps, max_gap, budget, edges).run()
+
+
+def _chain_in_one_block(doc: NormalizedText, pieces: tuple[str, ...], gaps: tuple[bool, ...],
+                        max_gap: int, budget: SearchBudget,
+                        edges: tuple[bool, bool] = (False, False)) -> Span | None:
+    """``_Chain(doc, pieces, ...).run()`` for a document of at most one block (:data:`_BLOCK`
+    characters: most retrieved chunks), without the object and its per-block bookkeeping.
+
+    Over one block the pass is one round: piece 0's occurrences are all examined (one charge
+    to ``budget``), then each next piece's, window by window (one charge per window, as
+    :meth:`_Chain._window` charges), each against its closest reachable predecessor, and the
+    first occurrence of the last piece closes the chain. The steps are the pass's, in the
+    same order, charged in the same amounts at the same points (so a shared budget, and its
+    deadline, see exactly what the pass would do to them); a piece with no reachable
+    occurrence ends it as the pass ends (its later pieces have no window to examine).
+    """
+    hay, n = doc.text, len(doc.text)
+    if not n:
+        return None
+    lead, trail = edges
+    if len(gaps) != len(pieces) - 1:
+        gaps = (False,) * (len(pieces) - 1)
+    piece = pieces[0]
+    size = len(piece)
+    bound = n + size - 1
+    starts: list[int] = []
+    examined = 0
+    pos = hay.find(piece, 0, bound)
+    while pos != -1:
+        examined += 1
+        if _left_ok(hay, pos, piece, lead):
+            starts.append(pos)
+        pos = hay.find(piece, pos + 1, bound)
+    budget.spend(examined * _CHAIN_STEP)
+    prev = [s + size for s in starts]
+    found_starts, found_preds = [starts], [[-1] * len(starts)]
+    last = len(pieces) - 1
+    breaks: bool | None = None
+    for k in range(1, last + 1):
+        if not prev:
+            return None
+        piece, bracket_gap, at_end = pieces[k], gaps[k - 1], k == last
+        size = len(piece)
+        starts, preds = [], []
+        i, cursor = 0, 0
+        while i < len(prev) and prev[i] < n:
+            w_lo, w_hi = max(cursor, prev[i]), prev[i] + max_gap
+            i += 1
+            while i < len(prev) and prev[i] <= w_hi + 1:
+                w_hi = prev[i] + max_gap
+                i += 1
+            w_hi = min(w_hi, n - 1)
+            if w_lo <= w_hi:
+                bound = w_hi + size
+                examined = 0
+                pos = hay.find(piece, w_lo, bound)
+                while pos != -1:
+                    examined += 1
+                    j = bisect_right(prev, pos) - 1
+                    before = prev[j]
+                    if (pos - before <= max_gap
+                            and (not at_end or _right_ok(hay, pos + size, piece, trail))):
+                        if pos == before:
+                            ok = True
+                        elif bracket_gap and not _BRACKETS.isdisjoint(hay[before:pos]):
+                            ok = False
+                        else:
+                            if breaks is None:
+                                budget.scan(len(doc.original))
+                                breaks = doc.has_paragraph_break()
+                            if not breaks:
+                                ok = True
+                            else:
+                                budget.spend(_BREAK_STEP)
+                                ok = not _has_paragraph_break(doc, before, pos)
+                        if ok:
+                            starts.append(pos)
+                            preds.append(j)
+                    pos = hay.find(piece, pos + 1, bound)
+                budget.spend(examined * _CHAIN_STEP)
+            cursor = w_hi + 1
+        found_starts.append(starts)
+        found_preds.append(preds)
+        prev = [s + size for s in starts]
+    if not prev:
+        return None
+    chain = []
+    j = 0
+    for k in range(last, -1, -1):
+        start = found_starts[k][j]
+        chain.append((start, start + len(pieces[k])))
+        j = found_preds[k][j]
+    chain.reverse()
+    return Span(chain[0][0], chain[-1][1], tuple(chain), True)
 
 
 def find_quote(
