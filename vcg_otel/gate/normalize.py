@@ -281,6 +281,12 @@ class _FoldTable(dict[int, str]):
 MARKS_SEEN: set[str] = set()
 FOLD_TABLE = _FoldTable({code: chr(code).lower() for code in range(128)})
 _ASCII_BYTES = bytes(range(128))
+# (character, fold) for the non-ASCII characters quotes hold most (the folds are
+# FOLD_TABLE's, kept only if ASCII and lower-case, as fold_chars' short way needs).
+_COMMON_FOLDS = tuple(
+    (ch, fold) for ch, fold in ((ch, FOLD_TABLE[ord(ch)]) for ch in
+                                "\u2019\u201c\u201d\u2026\u00a0\u2018\u2014\u2013")
+    if fold.isascii() and fold == fold.lower() and not _char_info(ch)[1])
 
 
 def fold_chars(text: str) -> str | None:
@@ -294,9 +300,21 @@ def fold_chars(text: str) -> str | None:
     bytes never match across a character boundary in UTF-8). That is the translation as long
     as every fold replaced in is ASCII, so no replacement makes a character that a later one
     replaces again; a text with any other fold is translated.
+
+    The few non-ASCII characters most quotes hold (:data:`_COMMON_FOLDS`: an ellipsis, curly
+    quotation marks, a non-breaking space, dashes) are replaced first, in the text itself: a
+    text then ASCII is lower-cased, by the same argument (each fold is ASCII, and lower-case
+    already), at a third of the cost of the bytes' round trip. None of them is a combining
+    mark.
     """
     if text.isascii():
         return text.lower()
+    common = text
+    for ch, fold in _COMMON_FOLDS:
+        if ch in common:
+            common = common.replace(ch, fold)
+    if common.isascii():
+        return common.lower()
     raw = text.encode("utf-8", "surrogatepass")
     others = raw.translate(None, _ASCII_BYTES).decode("utf-8", "surrogatepass")
     raw = raw.lower()
@@ -561,6 +579,9 @@ _JOIN = re.compile(r"(?<=\w)- *\n *(?=\w)")
 _MARKER_STARTS = frozenset("#>*+-|=`~")
 _QUOTATION_MARKS = "\"'"
 _IS_QUOTATION_MARK = frozenset(_QUOTATION_MARKS)  # "" is in a str, never in a set
+# The ASCII characters laid_out looks at or refuses: a text with none of them is plain prose
+# (its only whitespace the space: every other is among the refused).
+_PLAIN = _SHORT_WAY_BYTES + (_QUOTATION_MARKS + _LOOKED_AT + "-").encode()
 
 
 def laid_out(folded: str) -> str | None:
@@ -583,7 +604,15 @@ def laid_out(folded: str) -> str | None:
       rule); with no hyphen next to whitespace or another hyphen otherwise (refused), its
       every other match is a run of whitespace, which becomes one space, none at the ends:
       ``str.split``.
+
+    An ASCII text with none of the characters any of these rules looks at (:data:`_PLAIN`:
+    quotation marks, apostrophes, square brackets, line breaks, hyphens, and the characters
+    that refuse the short way) is told by one deletion from its bytes, and takes the only
+    branch left for it: its spaces collapsed, unless a marker starts it.
     """
+    if folded.isascii() and len(folded.encode().translate(None, _PLAIN)) == len(folded):
+        out = " ".join(folded.split()) if "  " in folded else folded.strip(" ")
+        return None if out[:1] in _MARKER_STARTS else out
     text = folded
     if folded[:1] in _IS_QUOTATION_MARK or folded[-1:] in _IS_QUOTATION_MARK:
         text = folded.strip(_QUOTATION_MARKS)

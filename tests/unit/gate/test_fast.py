@@ -54,6 +54,7 @@ _TRICKY = st.sampled_from(
      "...", ". . .", ".\n.\u00a0.", "....", "[ \u2026 ]", "(...)", "[Emphasis Added]",
      "( \u2026 )", "\u2026", "(emphasis added)", "[x y]", "\n", "\u00a0", "\u2019", "\u201c",
      "\ufb01", "\u0430", "\u00ad", "\u0301", "\u03a3", "\u0130", "\u13a0", "\uab70", "\u00df",
+     "[, ]", "[--]", "(sic)", "[X]", "\u2013", "\u2018", "\u201d", "\u2026\u2026",
      "\ud800", "\U0001f600", "\u1e9e", "\u0345", "\uff21", "\u2014", "\u2212"])
 _TEXT = st.lists(st.one_of(_TRICKY, st.text(max_size=3)), max_size=12).map("".join)
 _ALNUM = re.compile(r"[^\W_]")
@@ -168,7 +169,10 @@ def test_laid_out_is_normalize(text: str) -> None:
     "\n  > quoted", "models' outputs", "'90s music", "\"\"", "a\u2019b", "x\n\n\ny",
     "[U]seful", "useful [sic] text", "see [1] here", "[^1]: note", "[x]: http://a", "[x]",
     "a [link](x)", "[ref]: x", "x [^1]",
-    "text]: y", "[a][b]", "\n[x]", "  ", "", "see[1] here", "word[^1] text", "a[2,3]. b"])
+    "text]: y", "[a][b]", "\n[x]", "  ", "", "see[1] here", "word[^1] text", "a[2,3]. b",
+    "# heading", "> quoted", "+ item", "= rule", "a + b  >  c", "x = y # z", "  + lead",
+    "plain prose.",
+    "two  spaces", " edges ", "=", "1 + 1 = 2"])
 def test_laid_out_is_normalize_or_none_on_the_edge_cases(text: str) -> None:
     folded = fold_chars(text)
     assert folded is not None
