@@ -21,10 +21,11 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from .._frozen import slot_builder
 from .normalize import normalize
 
 __all__ = ["ParsedQuote", "has_mark", "iter_marks", "mark_list", "parse_marked", "parse_quote",
-           "strip_edges"]
+           "pieces_at_ellipses", "pieces_without_insertions", "strip_edges"]
 
 _ELLIPSIS = r"(?:\u2026|\.\s?\.\s?\.(?:\s?\.)*)"
 _MARKS_BODY = (
@@ -111,7 +112,8 @@ _ALNUM = re.compile(r"[^\W_]")
 
 
 def _has_word(text: str) -> bool:
-    return _ALNUM.search(text) is not None
+    # [^\W_] is a letter or digit (str.isalnum): a trimmed piece mostly starts with one.
+    return text[:1].isalnum() or _ALNUM.search(text) is not None
 
 
 def _alnum_count(text: str) -> int:
@@ -146,6 +148,12 @@ class ParsedQuote:
     def empty(self) -> bool:
         """No letters or digits at all: nothing that could be found, so it fails closed."""
         return not self.pieces
+
+
+#: ``ParsedQuote(...)``, every field given, at the cost of plain slot stores
+#: (:mod:`vcg_otel._frozen`): every quote is parsed.
+_parsed = slot_builder(ParsedQuote)
+_NO_EDGES = (False, False)
 
 
 def _split(quote: str, marks: list[re.Match[str]], insertions: bool
@@ -207,27 +215,30 @@ def parse_marked(quote: str, marks: list[re.Match[str]]) -> ParsedQuote:
         needle = ""
     if not marks:
         return _unmarked(needle)
+    pieces = pieces_without_insertions(quote, marks)
+    if pieces is not None:
+        # No mark is skipped as literal text, so the quote is elided; no cut stands for an
+        # insertion, so no gap or edge is bracket-only; nothing inserted, no literal reading.
+        return _parsed(needle, pieces, True, (False,) * (len(pieces) - 1) if pieces else (),
+                       (), _NO_EDGES)
     inserted = sum(_alnum_count(m.group()) for m in marks if m.lastgroup == "insertion")
-    if not inserted:
-        return _without_insertions(quote, marks, needle)
     # Brackets hold less than half the words (with none inside, any word at all will do: no
     # need to count every letter of the quote).
-    editorial = inserted * 2 < _alnum_count(quote)
+    editorial = inserted * 2 < _alnum_count(quote) if inserted else _has_word(quote)
     pieces, gaps, elided, edges = _split(quote, marks, insertions=editorial)
     if not elided:
         return _unmarked(needle)
     literal: tuple[str, ...] = ()
-    if editorial and any(m.lastgroup == "ellipsis" for m in marks):
+    if editorial and inserted and any(m.lastgroup == "ellipsis" for m in marks):
         literal = _split(quote, marks, insertions=False)[0]
     return ParsedQuote(needle, pieces, True, gaps, literal, edges)
 
 
-def _without_insertions(quote: str, marks: list[re.Match[str]], needle: str) -> ParsedQuote:
-    """The parse of a quote whose marks are all ellipses, annotations and changes of case
-    (the common marked quote): what :func:`_split` makes of it, without its bookkeeping for
-    insertions. No mark is skipped as literal text, so the quote is elided; no cut stands
-    for an insertion, so no gap or edge is bracket-only (all ``False``); and with nothing
-    inserted there is no literal reading (``()``)."""
+def pieces_without_insertions(quote: str, marks: list[re.Match[str]]) -> tuple[str, ...] | None:
+    """The pieces of a quote whose marks (:func:`mark_list`) are all ellipses, annotations and
+    changes of case (the common marked quote), as :func:`_split` cuts them, without its
+    bookkeeping for insertions; ``None`` when a mark is a bracketed insertion (possibly
+    literal text: the general split decides)."""
     raw: list[str] = []
     current: list[str] = []
     pos = 0
@@ -239,16 +250,31 @@ def _without_insertions(quote: str, marks: list[re.Match[str]], needle: str) -> 
             current = []
         elif kind == "case":
             current += (quote[pos:m.start()], m.group()[1:-1])
-        else:  # an annotation: removed, the text around it is contiguous
+        elif kind == "note":  # an annotation: removed, the text around it is contiguous
             current += (quote[pos:m.start()], " ")
+        else:
+            return None
         pos = m.end()
     current.append(quote[pos:])
     raw.append("".join(current))
-    pieces = tuple([piece for piece in [strip_edges(normalize(text)) for text in raw]
-                    if _has_word(piece)])
-    return ParsedQuote(needle, pieces, True, (False,) * (len(pieces) - 1) if pieces else ())
+    return _word_pieces(raw)
+
+
+def pieces_at_ellipses(quote: str) -> tuple[str, ...]:
+    """:func:`pieces_without_insertions` of a quote with ellipsis characters, no ``(`` or
+    ``[`` and fewer than three full stops, told without the marks' pattern: such a quote's
+    marks are its ellipsis characters, each alone (every other alternative of
+    :data:`MARKS` starts at a bracket, or at a full stop followed by two more), so it is
+    cut at each of them."""
+    return _word_pieces(quote.split("\u2026"))
+
+
+def _word_pieces(raw: list[str]) -> tuple[str, ...]:
+    """The cut texts normalized and edge-trimmed, those with a word (:func:`_split`'s)."""
+    return tuple([piece for piece in [strip_edges(normalize(text)) for text in raw]
+                  if _has_word(piece)])
 
 
 def _unmarked(needle: str) -> ParsedQuote:
     """The parse of a quote read without editorial marks: its needle, as its one piece."""
-    return ParsedQuote(needle, (needle,) if needle else (), False)
+    return _parsed(needle, (needle,) if needle else (), False, (), (), _NO_EDGES)

@@ -32,6 +32,8 @@ from vcg_otel.gate.quote import (
     iter_marks,
     mark_list,
     parse_quote,
+    pieces_at_ellipses,
+    pieces_without_insertions,
     strip_edges,
 )
 from vcg_otel.gate.result import GateMatch, GateResult
@@ -75,14 +77,43 @@ def test_iter_marks_is_the_marks_regex(text: str) -> None:
 def test_a_quote_without_insertions_parses_as_the_general_split_cuts_it(text: str) -> None:
     """parse_quote reads a quote whose marks are all ellipses, annotations and changes of
     case without the general split's bookkeeping for insertions: it is what that split
-    gives (its pieces, all-False gaps and edges, no literal reading)."""
+    gives (its pieces, all-False gaps and edges, no literal reading). A quote with an
+    insertion, even one without a word (``[, ]``), is left to the general split."""
     marks = mark_list(text)
-    if not marks or any(m.lastgroup == "insertion" for m in marks):
+    pieces = pieces_without_insertions(text, marks)
+    if any(m.lastgroup == "insertion" for m in marks):
+        assert pieces is None
+        return
+    if not marks:
         return
     needle = strip_edges(normalize(text))
-    pieces, gaps, elided, edges = _split(text, marks, insertions=True)
-    assert parse_quote(text) == ParsedQuote(needle if _ALNUM.search(needle) else "", pieces,
+    split, gaps, elided, edges = _split(text, marks, insertions=True)
+    assert pieces == split
+    assert parse_quote(text) == ParsedQuote(needle if _ALNUM.search(needle) else "", split,
                                             elided, gaps, (), edges)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(_TEXT)
+def test_a_quote_whose_only_marks_are_ellipsis_characters_is_cut_at_each(text: str) -> None:
+    """pieces_at_ellipses tells such a quote's pieces without the marks' pattern: they are
+    the pieces its marks give."""
+    if "(" in text or "[" in text or text.count(".") > 2:
+        return
+    assert pieces_at_ellipses(text) == pieces_without_insertions(text, mark_list(text))
+    assert all(m.group() == "\u2026" for m in mark_list(text))
+
+
+def test_a_piece_that_starts_with_a_letter_or_digit_has_a_word() -> None:
+    """_has_word's shortcut: a first character that is alphanumeric is a match of the
+    pattern it stands in for, whatever the character."""
+    assert all((_ALNUM.match(chr(c)) is not None) == chr(c).isalnum()
+               for c in range(sys.maxunicode + 1))
+
+
+def test_an_insertion_without_a_word_still_stands_for_a_bracket_only_gap() -> None:
+    assert parse_quote("alpha beta [, ] gamma delta") == ParsedQuote(
+        "alpha beta [, ] gamma delta", ("alpha beta", "gamma delta"), True, (True,))
 
 
 @settings(max_examples=600, deadline=None)
