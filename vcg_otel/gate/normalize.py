@@ -285,7 +285,7 @@ _ASCII_BYTES = bytes(range(128))
 # FOLD_TABLE's, kept only if ASCII and lower-case, as fold_chars' short way needs).
 _COMMON_FOLDS = tuple(
     (ch, fold) for ch, fold in ((ch, FOLD_TABLE[ord(ch)]) for ch in
-                                "\u2019\u201c\u201d\u2026\u00a0\u2018\u2014\u2013")
+                                "\u2019\u201c\u201d\u2026\u00a0\u2018\u2014\u2013\u00ad\ufb01\ufb02")
     if fold.isascii() and fold == fold.lower() and not _char_info(ch)[1])
 
 
@@ -302,7 +302,8 @@ def fold_chars(text: str) -> str | None:
     replaces again; a text with any other fold is translated.
 
     The few non-ASCII characters most quotes hold (:data:`_COMMON_FOLDS`: an ellipsis, curly
-    quotation marks, a non-breaking space, dashes) are replaced first, in the text itself: a
+    quotation marks, a non-breaking space, dashes, a soft hyphen, the commonest ligatures) are
+    replaced first, in the text itself: a
     text then ASCII is lower-cased, by the same argument (each fold is ASCII, and lower-case
     already), at a third of the cost of the bytes' round trip. None of them is a combining
     mark.

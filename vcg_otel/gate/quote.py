@@ -42,6 +42,7 @@ _MARKS_BODY = (
 # same matches.
 _MARK_STARTS = "[(\u2026."
 MARKS = re.compile(rf"(?=[{re.escape(_MARK_STARTS)}])(?:{_MARKS_BODY})", re.IGNORECASE)
+_BRACKETS_AND_ELLIPSIS = _MARK_STARTS[:-1]
 # Characters trimmed from the edges of a normalized quote or piece: spaces, quotation marks
 # and sentence punctuation that a writer adds or drops when quoting. Digits, %, brackets and
 # everything else stay.
@@ -62,15 +63,17 @@ def mark_list(quote: str) -> list[re.Match[str]]:
     several times more on a sentence. A mark never matches empty, so trying each start at
     or past the end of the last match gives ``finditer``'s matches."""
     starts: list[int] = []
-    for ch in _MARK_STARTS[:-1]:
-        if ch in quote:
-            starts += _positions(quote, ch)
-    if quote.count(".") > 2:
-        starts += _positions(quote, ".")
+    for ch in _MARK_STARTS if quote.count(".") > 2 else _BRACKETS_AND_ELLIPSIS:
+        pos = quote.find(ch)
+        while pos != -1:
+            starts.append(pos)
+            pos = quote.find(ch, pos + 1)
     if not starts:
         return []
-    if len(starts) > 1:
-        starts.sort()
+    if len(starts) == 1:  # the common marked quote: one mark
+        m = MARKS.match(quote, starts[0])
+        return [] if m is None else [m]
+    starts.sort()
     marks = []
     match = MARKS.match
     end = 0
@@ -81,16 +84,6 @@ def mark_list(quote: str) -> list[re.Match[str]]:
                 end = m.end()
                 marks.append(m)
     return marks
-
-
-def _positions(text: str, ch: str) -> list[int]:
-    """Every position of the character ``ch`` in ``text``."""
-    found = []
-    pos = text.find(ch)
-    while pos != -1:
-        found.append(pos)
-        pos = text.find(ch, pos + 1)
-    return found
 
 
 def has_mark(quote: str) -> bool:
@@ -239,6 +232,16 @@ def pieces_without_insertions(quote: str, marks: list[re.Match[str]]) -> tuple[s
     changes of case (the common marked quote), as :func:`_split` cuts them, without its
     bookkeeping for insertions; ``None`` when a mark is a bracketed insertion (possibly
     literal text: the general split decides)."""
+    if len(marks) == 1:  # the common marked quote: one mark
+        m = marks[0]
+        kind = m.lastgroup
+        if kind == "ellipsis":
+            return _word_pieces([quote[:m.start()], quote[m.end():]])
+        if kind == "case":
+            return _word_pieces([quote[:m.start()] + m.group()[1:-1] + quote[m.end():]])
+        if kind == "note":
+            return _word_pieces([quote[:m.start()] + " " + quote[m.end():]])
+        return None
     raw: list[str] = []
     current: list[str] = []
     pos = 0

@@ -102,7 +102,8 @@ class SearchBudget:
 
     def __init__(self, steps: int = DEFAULT_SEARCH_STEPS,
                  deadline: _Expiring | None = None) -> None:
-        if isinstance(steps, bool) or not isinstance(steps, int):
+        # A budget is made for every quote: the common int is told first.
+        if type(steps) is not int and (isinstance(steps, bool) or not isinstance(steps, int)):
             raise TypeError(f"steps must be int, not {type(steps).__name__}")
         if steps < 1:
             raise ValueError("steps must be >= 1")
