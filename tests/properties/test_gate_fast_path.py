@@ -144,3 +144,108 @@ def test_derived_quotes_get_the_full_paths_answer(drawn: tuple[str, str, str]) -
     suite, quote, cited = drawn
     corpus = suites()[suite][0]
     assert gated(quote, cited, corpus) == full(quote, cited, corpus)
+
+
+# Marks as answers write them: ellipses of every spelling (between pieces, leading,
+# trailing), annotations, a bracketed change of case, and (left to the full path) insertions.
+_ELLIPSES = st.sampled_from(["\u2026", " \u2026 ", "...", " ... ", ". . .", " [...] ", " [\u2026] ",
+                             " (...) ", "....", " \u2026", "\u2026 "])
+_NOTES = st.sampled_from([" [sic] ", " (sic) ", " [SIC] ", " (emphasis added) ", " [sic]",
+                          " [emphasis mine] "])
+
+
+@st.composite
+def marked_quote(draw: st.DrawFn) -> tuple[str, str, str]:
+    """A quote of a benchmark suite, cut and marked: words dropped at an ellipsis (or two),
+    an ellipsis before or after, an annotation, a change of case, an insertion; sometimes
+    with words out of order or from another quote (then not found as marked)."""
+    suite = draw(st.sampled_from(["plain", "plain", "markup", "pdf", "transcription"]))
+    _, cases = suites()[suite]
+    quote, cited = draw(st.sampled_from(cases))
+    words = quote.split(" ")
+    marked: list[str] = []
+    i = 0
+    while i < len(words):
+        step = draw(st.integers(1, 6))
+        marked.append(" ".join(words[i:i + step]))
+        i += step
+        if i < len(words):
+            kind = draw(st.sampled_from(["ellipsis", "ellipsis", "keep", "keep", "keep", "note",
+                                         "case", "insertion", "skip far"]))
+            if kind == "ellipsis":
+                i += draw(st.integers(1, 4))
+                marked.append(draw(_ELLIPSES))
+            elif kind == "note":
+                marked.append(draw(_NOTES))
+            elif kind == "case" and i < len(words) and words[i][:1].isalpha():
+                word = words[i]
+                marked.append(f" [{word[0].swapcase()}]{word[1:]}")
+                i += 1
+            elif kind == "insertion":
+                marked.append(draw(st.sampled_from([" [the model] ", " [, ] ", " [it] "])))
+            elif kind == "skip far":
+                i += draw(st.integers(5, 60))
+                marked.append(" \u2026 ")
+            else:
+                marked.append(" ")
+    text = "".join(marked)
+    if draw(st.integers(0, 3)) == 0:
+        text = draw(_ELLIPSES).lstrip() + text
+    if draw(st.integers(0, 3)) == 0:
+        text += draw(_ELLIPSES).rstrip()
+    if draw(st.integers(0, 7)) == 0:
+        half = len(text) // 2
+        text = text[half:] + " \u2026 " + text[:half]  # out of order
+    before, after = draw(_WRAPS)
+    return suite, before + text + after, cited
+
+
+def checked_both_ways(quote: str, cited: str, corpus: Corpus, used: int, limit: int,
+                      deadline: bool) -> tuple[tuple[object, ...], tuple[object, ...]]:
+    """checked_quote_gate's and full_quote_gate's answers, and the state each leaves a
+    shared budget in (steps used, the next look at the deadline)."""
+    outcomes = []
+    for gate in (checked_quote_gate, full_quote_gate):
+        budget = SearchBudget(limit, _NeverExpires() if deadline else None)
+        budget.used = used
+        match = gate(quote, cited, corpus, DEFAULT_MAX_GAP, budget)
+        outcomes.append((match.to_dict(), budget.used, budget.next_look))
+    return outcomes[0], outcomes[1]
+
+
+class _NeverExpires:
+    def expired(self) -> bool:
+        return False
+
+
+@settings(derandomize=True, database=None, max_examples=1500, deadline=None)
+@given(marked_quote(), st.sampled_from([(0, 10_000), (0, 10_000), (0, 3), (1020, 10_000),
+                                        (5, 6), (0, 10_000)]),
+       st.booleans())
+def test_marked_quotes_get_the_full_paths_answer(drawn: tuple[str, str, str],
+                                                  budget: tuple[int, int],
+                                                  deadline: bool) -> None:
+    """Found or not, cut short by a shared budget or not, with a deadline to look at or
+    not: the fast path for marked quotes gives the full path's answer, and leaves the
+    budget as the full path leaves it."""
+    suite, quote, cited = drawn
+    fast, full_answer = checked_both_ways(quote, cited, suites()[suite][0], *budget, deadline)
+    assert fast == full_answer, quote
+
+
+def test_most_marked_benchmark_quotes_take_the_fast_path() -> None:
+    """The property above would prove little if the fast path never answered: the
+    benchmark's marked found quotes (ellipsis, leading ellipsis, [sic], [T]he) mostly do,
+    and every one it answers is the full path's answer."""
+    corpus, _ = suites()["plain"]
+    marked = [c for c in build_cases(load_corpus())
+              if c.mode in ("ellipsis", "sic", "leading_ellipsis", "bracket_capital")
+              and c.expected == "found"]
+    answered = 0
+    for case in marked:
+        budget = SearchBudget()
+        fast = fast_found(case.quote, case.cited, corpus, budget)
+        if fast is not None:
+            answered += 1
+            assert (fast.to_dict(), budget.used) == full(case.quote, case.cited, corpus)
+    assert answered >= 0.9 * len(marked)

@@ -25,7 +25,7 @@ from typing import Any
 from .._frozen import slot_builder
 from .closest import CLOSEST_STEPS, nearest
 from .corpus import Corpus, corpus_for
-from .fast import fast_found, unmarked_needle
+from .fast import fast_found, located_match, unmarked_needle
 from .normalize import normalize_with_map
 from .quote import ParsedQuote, parse_quote
 from .result import Diagnosis, GateMatch, GateResult, LazyDiagnosis, NotFoundReason
@@ -81,12 +81,7 @@ def _matched(
     result: GateResult, corpus: Corpus, cited: str | None, doc_id: str, span: Span,
     sources: tuple[str, ...],
 ) -> GateMatch:
-    doc = corpus.normalized(doc_id)
-    start, end = doc.original_span(span.start, span.end)
-    pieces = (((start, end),) if span.pieces == ((span.start, span.end),)
-              else tuple([doc.original_span(s, e) for s, e in span.pieces]))
-    return GateMatch.located(result, cited, doc_id, start, end, doc.original[start:end],
-                             span.elided, pieces, sources, span.forgiven)
+    return located_match(result, corpus.normalized(doc_id), cited, doc_id, span, sources)
 
 
 def quote_gate(
@@ -138,10 +133,11 @@ def checked_quote_gate(quote: str, cited: str | None, corpus: Corpus, max_gap: i
     quote and id, a :class:`Corpus`, an ``int`` gap, a budget): for callers that checked
     them once for many quotes, such as :meth:`vcg_otel.documents.DocumentSet.gate`.
 
-    A plain quote verbatim in its cited document is answered by the fast path
-    (:mod:`vcg_otel.gate.fast`), which gives exactly what :func:`full_quote_gate` gives."""
+    A quote found in its cited document as written, or elided with marks other than
+    bracketed insertions, is answered by the fast path (:mod:`vcg_otel.gate.fast`), which
+    gives exactly what :func:`full_quote_gate` gives."""
     if len(quote) <= MAX_QUOTE_CHARS:
-        fast = fast_found(quote, cited, corpus, budget)
+        fast = fast_found(quote, cited, corpus, budget, max_gap)
         if fast is not None:
             return fast
     return full_quote_gate(quote, cited, corpus, max_gap, budget)

@@ -27,12 +27,25 @@ from __future__ import annotations
 import re
 
 from .corpus import Corpus
-from .normalize import CHUNK_CHARS, fold_chars, laid_out, normalize
-from .quote import has_mark, strip_edges
+from .normalize import CHUNK_CHARS, NormalizedText, fold_chars, laid_out, normalize
+from .quote import (
+    has_mark,
+    mark_list,
+    pieces_at_ellipses,
+    pieces_without_insertions,
+    strip_edges,
+)
 from .result import GateMatch, GateResult
-from .search import SearchBudget, SearchLimitReached, find_whole
+from .search import (
+    DEFAULT_MAX_GAP,
+    SearchBudget,
+    SearchLimitReached,
+    Span,
+    find_whole,
+    find_without_insertions,
+)
 
-__all__ = ["fast_found", "plain_needle", "unmarked_needle"]
+__all__ = ["fast_found", "found_marked", "located_match", "plain_needle", "unmarked_needle"]
 
 _ALNUM = re.compile(r"[^\W_]")
 
@@ -68,16 +81,30 @@ def unmarked_needle(quote: str) -> str | None:
 
 
 def _with_word(needle: str) -> str | None:
-    return needle if _ALNUM.search(needle) is not None else None
+    # [^\W_] is a letter or digit (str.isalnum): a trimmed needle mostly starts with one.
+    return needle if needle[:1].isalnum() or _ALNUM.search(needle) is not None else None
 
 
-def fast_found(quote: str, cited: str | None, corpus: Corpus,
-               budget: SearchBudget) -> GateMatch | None:
-    """The full gate's ``found`` answer for a quote without editorial marks verbatim in its
-    cited document; ``None`` (budget untouched) whenever the full path has to decide."""
+def fast_found(quote: str, cited: str | None, corpus: Corpus, budget: SearchBudget,
+               max_gap: int = DEFAULT_MAX_GAP) -> GateMatch | None:
+    """The full gate's ``found`` answer for a quote in its cited document as written, or
+    elided with marks other than bracketed insertions (:func:`found_marked`); ``None``
+    (budget untouched) whenever the full path has to decide."""
     if cited is None or cited not in corpus:
         return None
-    needle = unmarked_needle(quote)
+    # has_mark's own test, with the marks kept for the parse.
+    if "(" in quote or "[" in quote or quote.count(".") > 2:
+        marks = mark_list(quote)
+        if marks:
+            return found_marked(quote, pieces_without_insertions(quote, marks), cited, corpus,
+                                budget, max_gap)
+    elif "\u2026" in quote:
+        return found_marked(quote, pieces_at_ellipses(quote), cited, corpus, budget, max_gap)
+    # No mark (has_mark's own test, above): unmarked_needle's answer, kept for the full path
+    # should this quote not be found here.
+    global _last
+    needle = _with_word(strip_edges(normalize(quote)))
+    _last = (quote, needle)
     if needle is None:
         return None
     doc = corpus.normalized(cited)
@@ -92,3 +119,49 @@ def fast_found(quote: str, cited: str | None, corpus: Corpus,
     start, end = doc.original_span(pos, pos + len(needle))
     return GateMatch.located(GateResult.FOUND, cited, cited, start, end, doc.original[start:end],
                              False, ((start, end),), (cited,))
+
+
+def found_marked(quote: str, pieces: tuple[str, ...] | None, cited: str, corpus: Corpus,
+                 budget: SearchBudget, max_gap: int = DEFAULT_MAX_GAP) -> GateMatch | None:
+    """The full gate's ``found`` answer for a quote with editorial marks, none of them a
+    bracketed insertion, found in its cited document (``cited``, known to ``corpus``);
+    ``None`` (budget untouched) otherwise. ``pieces`` are the quote's cut at its marks
+    (:func:`~vcg_otel.gate.quote.pieces_without_insertions`, or
+    :func:`~vcg_otel.gate.quote.pieces_at_ellipses` for a quote whose only marks are
+    ellipsis characters), ``None`` for a quote with an insertion.
+
+    The full path parses such a quote into its needle and these pieces (the parse calls
+    :func:`~vcg_otel.gate.quote.pieces_without_insertions` too), with no bracket-only gap or
+    edge and no literal reading; searches the cited document for the needle, then for the
+    pieces chained (:func:`~vcg_otel.gate.search.find_without_insertions`: the same steps,
+    in the same order, at the same cost); and builds its answer from the span found
+    (:func:`located_match`, which it calls too). Here the same is done without the parse's
+    and the full path's objects, and anything but a span found (an empty needle or no
+    piece, a miss that the slip search may still rescue, the budget running out) is left
+    to the full path, budget as it was."""
+    if not pieces:
+        return None
+    needle = _with_word(strip_edges(normalize(quote)))
+    if needle is None:
+        return None
+    doc = corpus.normalized(cited)
+    used, next_look = budget.used, budget.next_look
+    try:
+        span = find_without_insertions(doc, needle, pieces, max_gap, budget)
+    except SearchLimitReached:
+        span = None
+    if span is None:
+        budget.used, budget.next_look = used, next_look
+        return None
+    return located_match(GateResult.FOUND, doc, cited, cited, span, (cited,))
+
+
+def located_match(result: GateResult, doc: NormalizedText, cited: str | None, doc_id: str,
+                  span: Span, sources: tuple[str, ...]) -> GateMatch:
+    """The gate's answer for ``span`` found in ``doc`` (document ``doc_id``): its original
+    offsets, passage and pieces (a quote found whole is its own one piece)."""
+    start, end = doc.original_span(span.start, span.end)
+    pieces = (((start, end),) if len(span.pieces) == 1 and span.pieces[0] == (span.start, span.end)
+              else tuple([doc.original_span(s, e) for s, e in span.pieces]))
+    return GateMatch.located(result, cited, doc_id, start, end, doc.original[start:end],
+                             span.elided, pieces, sources, span.forgiven)

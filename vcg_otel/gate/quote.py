@@ -21,9 +21,11 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from .._frozen import slot_builder
 from .normalize import normalize
 
-__all__ = ["ParsedQuote", "has_mark", "iter_marks", "parse_quote", "strip_edges"]
+__all__ = ["ParsedQuote", "has_mark", "iter_marks", "mark_list", "parse_marked", "parse_quote",
+           "pieces_at_ellipses", "pieces_without_insertions", "strip_edges"]
 
 _ELLIPSIS = r"(?:\u2026|\.\s?\.\s?\.(?:\s?\.)*)"
 _MARKS_BODY = (
@@ -40,6 +42,7 @@ _MARKS_BODY = (
 # same matches.
 _MARK_STARTS = "[(\u2026."
 MARKS = re.compile(rf"(?=[{re.escape(_MARK_STARTS)}])(?:{_MARKS_BODY})", re.IGNORECASE)
+_BRACKETS_AND_ELLIPSIS = _MARK_STARTS[:-1]
 # Characters trimmed from the edges of a normalized quote or piece: spaces, quotation marks
 # and sentence punctuation that a writer adds or drops when quoting. Digits, %, brackets and
 # everything else stay.
@@ -47,6 +50,11 @@ _EDGE = " \"'.,;:!?"
 
 
 def iter_marks(quote: str) -> Iterator[re.Match[str]]:
+    """The matches of ``MARKS.finditer(quote)``, one at a time (:func:`mark_list`)."""
+    return iter(mark_list(quote))
+
+
+def mark_list(quote: str) -> list[re.Match[str]]:
     """The matches of ``MARKS.finditer(quote)``, the regex tried only where a mark can start.
 
     Every mark starts at one of :data:`_MARK_STARTS`, found with ``str.find`` (C speed, and
@@ -54,28 +62,28 @@ def iter_marks(quote: str) -> Iterator[re.Match[str]]:
     three or more. The regex's own scan tries its alternatives at every full stop and costs
     several times more on a sentence. A mark never matches empty, so trying each start at
     or past the end of the last match gives ``finditer``'s matches."""
-    starts = [pos for ch in _MARK_STARTS[:-1] if ch in quote for pos in _positions(quote, ch)]
-    if quote.count(".") > 2:
-        starts += _positions(quote, ".")
+    starts: list[int] = []
+    for ch in _MARK_STARTS if quote.count(".") > 2 else _BRACKETS_AND_ELLIPSIS:
+        pos = quote.find(ch)
+        while pos != -1:
+            starts.append(pos)
+            pos = quote.find(ch, pos + 1)
     if not starts:
-        return
+        return []
+    if len(starts) == 1:  # the common marked quote: one mark
+        m = MARKS.match(quote, starts[0])
+        return [] if m is None else [m]
+    starts.sort()
+    marks = []
+    match = MARKS.match
     end = 0
-    for pos in sorted(starts):
+    for pos in starts:
         if pos >= end:
-            m = MARKS.match(quote, pos)
+            m = match(quote, pos)
             if m is not None:
                 end = m.end()
-                yield m
-
-
-def _positions(text: str, ch: str) -> list[int]:
-    """Every position of the character ``ch`` in ``text``."""
-    found = []
-    pos = text.find(ch)
-    while pos != -1:
-        found.append(pos)
-        pos = text.find(ch, pos + 1)
-    return found
+                marks.append(m)
+    return marks
 
 
 def has_mark(quote: str) -> bool:
@@ -85,7 +93,7 @@ def has_mark(quote: str) -> bool:
         return True
     if "(" not in quote and "[" not in quote and quote.count(".") < 3:
         return False
-    return next(iter_marks(quote), None) is not None
+    return bool(mark_list(quote))
 
 
 def strip_edges(text: str) -> str:
@@ -97,7 +105,8 @@ _ALNUM = re.compile(r"[^\W_]")
 
 
 def _has_word(text: str) -> bool:
-    return _ALNUM.search(text) is not None
+    # [^\W_] is a letter or digit (str.isalnum): a trimmed piece mostly starts with one.
+    return text[:1].isalnum() or _ALNUM.search(text) is not None
 
 
 def _alnum_count(text: str) -> int:
@@ -132,6 +141,12 @@ class ParsedQuote:
     def empty(self) -> bool:
         """No letters or digits at all: nothing that could be found, so it fails closed."""
         return not self.pieces
+
+
+#: ``ParsedQuote(...)``, every field given, at the cost of plain slot stores
+#: (:mod:`vcg_otel._frozen`): every quote is parsed.
+_parsed = slot_builder(ParsedQuote)
+_NO_EDGES = (False, False)
 
 
 def _split(quote: str, marks: list[re.Match[str]], insertions: bool
@@ -182,12 +197,23 @@ def _split(quote: str, marks: list[re.Match[str]], insertions: bool
 
 def parse_quote(quote: str) -> ParsedQuote:
     """Normalize ``quote`` and split it at editorial marks."""
+    return parse_marked(quote, mark_list(quote))
+
+
+def parse_marked(quote: str, marks: list[re.Match[str]]) -> ParsedQuote:
+    """:func:`parse_quote` of a quote whose marks (:func:`mark_list`) are known: a caller that
+    had to find them anyway (the gate's fast path) does not look for them twice."""
     needle = strip_edges(normalize(quote))
     if not _has_word(needle):
         needle = ""
-    marks = list(iter_marks(quote))
     if not marks:
         return _unmarked(needle)
+    pieces = pieces_without_insertions(quote, marks)
+    if pieces is not None:
+        # No mark is skipped as literal text, so the quote is elided; no cut stands for an
+        # insertion, so no gap or edge is bracket-only; nothing inserted, no literal reading.
+        return _parsed(needle, pieces, True, (False,) * (len(pieces) - 1) if pieces else (),
+                       (), _NO_EDGES)
     inserted = sum(_alnum_count(m.group()) for m in marks if m.lastgroup == "insertion")
     # Brackets hold less than half the words (with none inside, any word at all will do: no
     # need to count every letter of the quote).
@@ -201,6 +227,57 @@ def parse_quote(quote: str) -> ParsedQuote:
     return ParsedQuote(needle, pieces, True, gaps, literal, edges)
 
 
+def pieces_without_insertions(quote: str, marks: list[re.Match[str]]) -> tuple[str, ...] | None:
+    """The pieces of a quote whose marks (:func:`mark_list`) are all ellipses, annotations and
+    changes of case (the common marked quote), as :func:`_split` cuts them, without its
+    bookkeeping for insertions; ``None`` when a mark is a bracketed insertion (possibly
+    literal text: the general split decides)."""
+    if len(marks) == 1:  # the common marked quote: one mark
+        m = marks[0]
+        kind = m.lastgroup
+        if kind == "ellipsis":
+            return _word_pieces([quote[:m.start()], quote[m.end():]])
+        if kind == "case":
+            return _word_pieces([quote[:m.start()] + m.group()[1:-1] + quote[m.end():]])
+        if kind == "note":
+            return _word_pieces([quote[:m.start()] + " " + quote[m.end():]])
+        return None
+    raw: list[str] = []
+    current: list[str] = []
+    pos = 0
+    for m in marks:
+        kind = m.lastgroup
+        if kind == "ellipsis":
+            current.append(quote[pos:m.start()])
+            raw.append("".join(current))
+            current = []
+        elif kind == "case":
+            current += (quote[pos:m.start()], m.group()[1:-1])
+        elif kind == "note":  # an annotation: removed, the text around it is contiguous
+            current += (quote[pos:m.start()], " ")
+        else:
+            return None
+        pos = m.end()
+    current.append(quote[pos:])
+    raw.append("".join(current))
+    return _word_pieces(raw)
+
+
+def pieces_at_ellipses(quote: str) -> tuple[str, ...]:
+    """:func:`pieces_without_insertions` of a quote with ellipsis characters, no ``(`` or
+    ``[`` and fewer than three full stops, told without the marks' pattern: such a quote's
+    marks are its ellipsis characters, each alone (every other alternative of
+    :data:`MARKS` starts at a bracket, or at a full stop followed by two more), so it is
+    cut at each of them."""
+    return _word_pieces(quote.split("\u2026"))
+
+
+def _word_pieces(raw: list[str]) -> tuple[str, ...]:
+    """The cut texts normalized and edge-trimmed, those with a word (:func:`_split`'s)."""
+    return tuple([piece for piece in [strip_edges(normalize(text)) for text in raw]
+                  if _has_word(piece)])
+
+
 def _unmarked(needle: str) -> ParsedQuote:
     """The parse of a quote read without editorial marks: its needle, as its one piece."""
-    return ParsedQuote(needle, (needle,) if needle else (), False)
+    return _parsed(needle, (needle,) if needle else (), False, (), (), _NO_EDGES)

@@ -29,6 +29,7 @@ from bisect import bisect_right
 from dataclasses import dataclass
 from typing import Protocol
 
+from .._frozen import slot_builder
 from .normalize import NormalizedText
 from .quote import ParsedQuote
 from .slips import find_slipped
@@ -42,6 +43,7 @@ __all__ = [
     "find_contiguous",
     "find_quote",
     "find_whole",
+    "find_without_insertions",
     "is_spaced_word_char",
 ]
 
@@ -63,6 +65,7 @@ _BREAK_STEP = 4  # a paragraph-break check (maps the gap back to the original)
 # near the start of a large document is found without examining the rest.
 _BLOCK = 4096
 _BRACKETS = frozenset("[]")
+_NO_EDGES = (False, False)
 
 
 #: Steps between two looks at a search's deadline (about half a millisecond of work).
@@ -99,7 +102,8 @@ class SearchBudget:
 
     def __init__(self, steps: int = DEFAULT_SEARCH_STEPS,
                  deadline: _Expiring | None = None) -> None:
-        if isinstance(steps, bool) or not isinstance(steps, int):
+        # A budget is made for every quote: the common int is told first.
+        if type(steps) is not int and (isinstance(steps, bool) or not isinstance(steps, int)):
             raise TypeError(f"steps must be int, not {type(steps).__name__}")
         if steps < 1:
             raise ValueError("steps must be >= 1")
@@ -120,17 +124,37 @@ class SearchBudget:
                 raise SearchLimitReached("the foreground deadline passed")
 
     def scan(self, chars: int) -> None:
-        """Count a C-speed pass over ``chars`` characters."""
-        self.spend(chars // _SCAN_CHARS)
+        """Count a C-speed pass over ``chars`` characters: :meth:`spend` of its steps (its
+        body, spelled out: a quote's search makes a few passes, each over a short text)."""
+        self.used += chars // _SCAN_CHARS
+        if self.used > self.limit:
+            raise SearchLimitReached(f"search budget of {self.limit} steps exhausted")
+        if self.deadline is not None and self.used >= self.next_look:
+            self.next_look = self.used + _DEADLINE_STEPS
+            if self.deadline.expired():
+                raise SearchLimitReached("the foreground deadline passed")
+
+    def settle(self, steps: int) -> bool:
+        """Charge ``steps`` counted up front, if that can neither pass the limit nor reach the
+        next look at the deadline; else charge nothing and return ``False`` (the caller then
+        spends them step by step, as counted).
+
+        Any run of :meth:`spend` and :meth:`scan` calls adding up to ``steps`` does exactly
+        this under that condition: each leaves ``used`` at most the total, so none raises,
+        and none reaches ``next_look``, so none looks at the deadline or moves the next look.
+        A search that counts its steps as it goes and settles once leaves the budget as the
+        same search spending them one by one would."""
+        used = self.used + steps
+        if used > self.limit or (self.deadline is not None and used >= self.next_look):
+            return False
+        self.used = used
+        return True
 
     @property
     def exhausted(self) -> bool:
         """No step is left."""
         return self.used >= self.limit
 _PARAGRAPH_BREAK = re.compile(r"\n[^\S\n]*\n|\r\n[^\S\r\n]*\r\n|\u2029")
-# Whether a text has any paragraph break at all: a blank line (every \r\n\r\n holds one too)
-# or U+2029. A pattern that starts with a literal scans about ten times faster.
-_BLANK_LINE = re.compile(r"\n[^\S\n]*\n")
 
 
 # The ASCII word characters: the answer for most characters the edge checks look at, told by
@@ -219,6 +243,11 @@ class Span:
     forgiven: tuple[str, ...] = ()
 
 
+#: ``Span(start, end, pieces, elided, forgiven)``, every field given, at the cost of plain slot
+#: stores (:mod:`vcg_otel._frozen`): a found quote's span is made on every call.
+_span = slot_builder(Span)
+
+
 def find_contiguous(hay: str, needle: str, budget: SearchBudget,
                      edges: tuple[bool, bool] = (False, False)) -> Span | None:
     """The first occurrence of ``needle`` in ``hay`` with whole-word edges, as a span."""
@@ -226,7 +255,7 @@ def find_contiguous(hay: str, needle: str, budget: SearchBudget,
     if pos == -1:
         return None
     end = pos + len(needle)
-    return Span(pos, end, ((pos, end),), False)
+    return _span(pos, end, ((pos, end),), False, ())
 
 
 def find_whole(hay: str, needle: str, budget: SearchBudget,
@@ -234,6 +263,30 @@ def find_whole(hay: str, needle: str, budget: SearchBudget,
     """Where :func:`find_contiguous`'s span starts (-1 for none), at the same cost to
     ``budget``, without building the span: the fast path builds its answer from the
     position alone."""
+    pos, steps = _whole(hay, needle, edges)
+    if budget.settle(steps):
+        return pos
+    return _find_whole_stepwise(hay, needle, budget, edges)
+
+
+def _whole(hay: str, needle: str, edges: tuple[bool, bool]) -> tuple[int, int]:
+    """:func:`_find_whole_stepwise`'s answer, and the steps it spends to find it."""
+    steps = len(hay) // _SCAN_CHARS
+    lead, trail = edges
+    size = len(needle)
+    pos = hay.find(needle)
+    while pos != -1:
+        steps += 1
+        if _left_ok(hay, pos, needle, lead) and _right_ok(hay, pos + size, needle, trail):
+            return pos, steps
+        pos = hay.find(needle, pos + 1)
+    return -1, steps
+
+
+def _find_whole_stepwise(hay: str, needle: str, budget: SearchBudget,
+                         edges: tuple[bool, bool] = (False, False)) -> int:
+    """:func:`find_whole`, charging ``budget`` as it goes: a scan of ``hay``, a step per
+    occurrence examined."""
     budget.scan(len(hay))
     lead, trail = edges
     pos = hay.find(needle)
@@ -358,8 +411,7 @@ class _Chain:
             return False
         if self.breaks is None:  # most chunks have none: then no gap needs mapping back
             self.budget.scan(len(self.doc.original))
-            original = self.doc.original
-            self.breaks = "\u2029" in original or _BLANK_LINE.search(original) is not None
+            self.breaks = self.doc.has_paragraph_break()
         if not self.breaks:
             return True
         self.budget.spend(_BREAK_STEP)
@@ -372,21 +424,240 @@ class _Chain:
             chain.append((self.starts[k][j], self.ends[k][j]))
             j = self.preds[k][j]
         chain.reverse()
-        return Span(chain[0][0], chain[-1][1], tuple(chain), True)
+        return _span(chain[0][0], chain[-1][1], tuple(chain), True, ())
 
 
 def _find_chain(doc: NormalizedText, pieces: tuple[str, ...], gaps: tuple[bool, ...],
                 max_gap: int, budget: SearchBudget,
                 edges: tuple[bool, bool] = (False, False)) -> Span | None:
+    if len(doc.text) <= _BLOCK:
+        span, steps = _chain_in_one_block(doc, pieces, gaps, max_gap, edges)
+        if budget.settle(steps):
+            return span
+    return _find_chain_stepwise(doc, pieces, gaps, max_gap, budget, edges)
+
+
+def _find_chain_stepwise(doc: NormalizedText, pieces: tuple[str, ...], gaps: tuple[bool, ...],
+                         max_gap: int, budget: SearchBudget,
+                         edges: tuple[bool, bool] = (False, False)) -> Span | None:
+    """:func:`_find_chain`, charging ``budget`` step by step: every piece looked up (long
+    pieces first: they are the rare ones), then one piece found whole or the pieces chained
+    by the block-wise pass."""
     hay = doc.text
-    for piece in sorted(set(pieces), key=len, reverse=True):  # long pieces are the rare ones
+    for piece in sorted(set(pieces), key=len, reverse=True):
         budget.scan(len(hay))
         if piece not in hay:
             return None
     if len(pieces) == 1:
-        span = find_contiguous(hay, pieces[0], budget, edges)
-        return None if span is None else Span(span.start, span.end, span.pieces, True)
+        pos = _find_whole_stepwise(hay, pieces[0], budget, edges)
+        end = pos + len(pieces[0])
+        return None if pos == -1 else _span(pos, end, ((pos, end),), True, ())
     return _Chain(doc, pieces, gaps, max_gap, budget, edges).run()
+
+
+# A text of one block is scanned for free (a scan charges a step per _SCAN_CHARS characters).
+assert _BLOCK < _SCAN_CHARS
+
+
+def _chain_in_one_block(doc: NormalizedText, pieces: tuple[str, ...], gaps: tuple[bool, ...],
+                        max_gap: int, edges: tuple[bool, bool] = (False, False)
+                        ) -> tuple[Span | None, int]:
+    """:func:`_find_chain_stepwise`'s answer for a document of at most one block
+    (:data:`_BLOCK` characters: most retrieved chunks), and the steps it spends to find it,
+    counted instead of spent (:meth:`SearchBudget.settle`), without the pass object and its
+    per-block bookkeeping.
+
+    Its scans of a text this short charge nothing. Over one block the pass is one round:
+    piece 0's occurrences are all examined, then each next piece's, window by window, each
+    against its closest reachable predecessor, and the first occurrence of the last piece
+    closes the chain; a piece with no reachable occurrence ends it (its later pieces have no
+    window to examine). The steps counted are those the pass spends: two per occurrence
+    examined, and on the first gap that needs it the scan of the original for paragraph
+    breaks, then four per gap mapped back to the original.
+    """
+    hay = doc.text
+    n = len(hay)
+    for piece in pieces:
+        if piece not in hay:
+            return None, 0
+    if len(pieces) == 1:
+        pos, steps = _whole(hay, pieces[0], edges)
+        end = pos + len(pieces[0])
+        return (None if pos == -1 else _span(pos, end, ((pos, end),), True, ())), steps
+    if len(gaps) != len(pieces) - 1:
+        gaps = (False,) * (len(pieces) - 1)
+    if len(pieces) == 2:
+        return _pair_in_one_block(doc, pieces[0], pieces[1], gaps[0], max_gap, edges)
+    # Piece 0: every occurrence (the pass's bound, n + len - 1, holds them all).
+    piece = pieces[0]
+    size = len(piece)
+    lead = edges[0]
+    starts: list[int] = []
+    prev: list[int] = []  # the ends of the reachable occurrences of the piece before
+    steps = 0
+    pos = hay.find(piece)
+    while pos != -1:
+        steps += _CHAIN_STEP
+        if _left_ok(hay, pos, piece, lead):
+            starts.append(pos)
+            prev.append(pos + size)
+        pos = hay.find(piece, pos + 1)
+    found_starts, found_preds = [starts], [[-1] * len(starts)]
+    last = len(pieces) - 1
+    breaks: bool | None = None
+    for k in range(1, last + 1):
+        if not prev:
+            return None, steps
+        piece, bracket_gap, at_end = pieces[k], gaps[k - 1], k == last
+        size = len(piece)
+        starts, preds, ends = [], [], []
+        i, cursor, count = 0, 0, len(prev)
+        while i < count and prev[i] < n:
+            w_lo, w_hi = max(cursor, prev[i]), prev[i] + max_gap
+            i += 1
+            while i < count and prev[i] <= w_hi + 1:
+                w_hi = prev[i] + max_gap
+                i += 1
+            if w_hi >= n:
+                w_hi = n - 1
+            if w_lo <= w_hi:
+                bound = w_hi + size
+                pos = hay.find(piece, w_lo, bound)
+                while pos != -1:
+                    steps += _CHAIN_STEP
+                    j = bisect_right(prev, pos) - 1
+                    before = prev[j]
+                    if (pos - before <= max_gap
+                            and (not at_end or _right_ok(hay, pos + size, piece, edges[1]))):
+                        if pos == before:
+                            ok = True
+                        elif bracket_gap and not _BRACKETS.isdisjoint(hay[before:pos]):
+                            ok = False
+                        else:
+                            if breaks is None:
+                                steps += len(doc.original) // _SCAN_CHARS
+                                breaks = doc.has_paragraph_break()
+                            if not breaks:
+                                ok = True
+                            else:
+                                steps += _BREAK_STEP
+                                ok = not _has_paragraph_break(doc, before, pos)
+                        if ok:
+                            starts.append(pos)
+                            preds.append(j)
+                            ends.append(pos + size)
+                    pos = hay.find(piece, pos + 1, bound)
+            cursor = w_hi + 1
+        found_starts.append(starts)
+        found_preds.append(preds)
+        prev = ends
+    if not prev:
+        return None, steps
+    chain = [(0, 0)] * (last + 1)
+    j = 0
+    for k in range(last, -1, -1):
+        start = found_starts[k][j]
+        chain[k] = (start, start + len(pieces[k]))
+        j = found_preds[k][j]
+    return _span(chain[0][0], chain[-1][1], tuple(chain), True, ()), steps
+
+
+def _pair_in_one_block(doc: NormalizedText, first: str, second: str, bracket_gap: bool,
+                       max_gap: int, edges: tuple[bool, bool]) -> tuple[Span | None, int]:
+    """:func:`_chain_in_one_block` of two pieces (a quote with one ellipsis, the common
+    elided quote), its two rounds spelled out: every occurrence of the first piece, then the
+    second's, window by window, each against its closest reachable predecessor; the first
+    that passes closes the chain, and the rest of the windows are examined and counted as
+    the pass examines them."""
+    hay = doc.text
+    n = len(hay)
+    lead, trail = edges
+    size = len(first)
+    starts: list[int] = []
+    ends: list[int] = []
+    steps = 0
+    pos = hay.find(first)
+    while pos != -1:
+        steps += _CHAIN_STEP
+        if _left_ok(hay, pos, first, lead):
+            starts.append(pos)
+            ends.append(pos + size)
+        pos = hay.find(first, pos + 1)
+    size = len(second)
+    found = pred = -1
+    breaks: bool | None = None
+    i, cursor, count = 0, 0, len(ends)
+    while i < count and ends[i] < n:
+        w_lo, w_hi = max(cursor, ends[i]), ends[i] + max_gap
+        i += 1
+        while i < count and ends[i] <= w_hi + 1:
+            w_hi = ends[i] + max_gap
+            i += 1
+        if w_hi >= n:
+            w_hi = n - 1
+        if w_lo <= w_hi:
+            bound = w_hi + size
+            pos = hay.find(second, w_lo, bound)
+            while pos != -1:
+                steps += _CHAIN_STEP
+                j = bisect_right(ends, pos) - 1
+                before = ends[j]
+                if pos - before <= max_gap and _right_ok(hay, pos + size, second, trail):
+                    if pos == before:
+                        ok = True
+                    elif bracket_gap and not _BRACKETS.isdisjoint(hay[before:pos]):
+                        ok = False
+                    else:
+                        if breaks is None:
+                            steps += len(doc.original) // _SCAN_CHARS
+                            breaks = doc.has_paragraph_break()
+                        if not breaks:
+                            ok = True
+                        else:
+                            steps += _BREAK_STEP
+                            ok = not _has_paragraph_break(doc, before, pos)
+                    if ok and found == -1:
+                        found, pred = pos, j
+                pos = hay.find(second, pos + 1, bound)
+        cursor = w_hi + 1
+    if found == -1:
+        return None, steps
+    start = starts[pred]
+    return _span(start, found + size, ((start, ends[pred]), (found, found + size)), True,
+                 ()), steps
+
+
+def find_without_insertions(doc: NormalizedText, needle: str, pieces: tuple[str, ...],
+                            max_gap: int, budget: SearchBudget) -> Span | None:
+    """:func:`find_quote`'s exact readings of a parsed quote whose marks are all ellipses,
+    annotations and changes of case (:func:`~vcg_otel.gate.quote.parse_marked`): a
+    non-empty ``needle``, ``pieces`` chained with no bracket-only gap or edge, no literal
+    reading. Those are the steps :func:`find_quote` takes for that parse before its slip
+    search, in its order, at its cost to ``budget``; ``None`` where it would go on to the
+    slip search (the gate's fast path, :mod:`vcg_otel.gate.fast`, leaves that to the full
+    path).
+
+    In a document of one block the steps of both readings are counted and settled once
+    (:meth:`SearchBudget.settle`).
+
+    Raises:
+        SearchLimitReached: ``budget`` ran out.
+    """
+    hay = doc.text
+    if len(hay) <= _BLOCK:
+        pos, steps = _whole(hay, needle, _NO_EDGES)
+        if pos != -1:
+            end = pos + len(needle)
+            span: Span | None = _span(pos, end, ((pos, end),), False, ())
+        else:
+            span, chained = _chain_in_one_block(doc, pieces, (), max_gap, _NO_EDGES)
+            steps += chained
+        if budget.settle(steps):
+            return span
+    span = find_contiguous(hay, needle, budget)
+    if span is not None:
+        return span
+    return _find_chain(doc, pieces, (False,) * (len(pieces) - 1), max_gap, budget)
 
 
 def find_quote(

@@ -21,9 +21,21 @@ from vcg_otel.gate.normalize import (
     _normalize,
     fold_chars,
     laid_out,
+    normalize,
     normalize_with_map,
 )
-from vcg_otel.gate.quote import MARKS, has_mark, iter_marks
+from vcg_otel.gate.quote import (
+    MARKS,
+    ParsedQuote,
+    _split,
+    has_mark,
+    iter_marks,
+    mark_list,
+    parse_quote,
+    pieces_at_ellipses,
+    pieces_without_insertions,
+    strip_edges,
+)
 from vcg_otel.gate.result import GateMatch, GateResult
 from vcg_otel.gate.search import is_spaced_word_char
 
@@ -44,8 +56,10 @@ _TRICKY = st.sampled_from(
      "...", ". . .", ".\n.\u00a0.", "....", "[ \u2026 ]", "(...)", "[Emphasis Added]",
      "( \u2026 )", "\u2026", "(emphasis added)", "[x y]", "\n", "\u00a0", "\u2019", "\u201c",
      "\ufb01", "\u0430", "\u00ad", "\u0301", "\u03a3", "\u0130", "\u13a0", "\uab70", "\u00df",
+     "[, ]", "[--]", "(sic)", "[X]", "\u2013", "\u2018", "\u201d", "\u2026\u2026",
      "\ud800", "\U0001f600", "\u1e9e", "\u0345", "\uff21", "\u2014", "\u2212"])
 _TEXT = st.lists(st.one_of(_TRICKY, st.text(max_size=3)), max_size=12).map("".join)
+_ALNUM = re.compile(r"[^\W_]")
 
 
 @settings(max_examples=2000, deadline=None)
@@ -56,6 +70,50 @@ def test_iter_marks_is_the_marks_regex(text: str) -> None:
 
     assert seen(iter_marks(text)) == seen(MARKS.finditer(text))
     assert has_mark(text) == (MARKS.search(text) is not None)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(_TEXT)
+def test_a_quote_without_insertions_parses_as_the_general_split_cuts_it(text: str) -> None:
+    """parse_quote reads a quote whose marks are all ellipses, annotations and changes of
+    case without the general split's bookkeeping for insertions: it is what that split
+    gives (its pieces, all-False gaps and edges, no literal reading). A quote with an
+    insertion, even one without a word (``[, ]``), is left to the general split."""
+    marks = mark_list(text)
+    pieces = pieces_without_insertions(text, marks)
+    if any(m.lastgroup == "insertion" for m in marks):
+        assert pieces is None
+        return
+    if not marks:
+        return
+    needle = strip_edges(normalize(text))
+    split, gaps, elided, edges = _split(text, marks, insertions=True)
+    assert pieces == split
+    assert parse_quote(text) == ParsedQuote(needle if _ALNUM.search(needle) else "", split,
+                                            elided, gaps, (), edges)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(_TEXT)
+def test_a_quote_whose_only_marks_are_ellipsis_characters_is_cut_at_each(text: str) -> None:
+    """pieces_at_ellipses tells such a quote's pieces without the marks' pattern: they are
+    the pieces its marks give."""
+    if "(" in text or "[" in text or text.count(".") > 2:
+        return
+    assert pieces_at_ellipses(text) == pieces_without_insertions(text, mark_list(text))
+    assert all(m.group() == "\u2026" for m in mark_list(text))
+
+
+def test_a_piece_that_starts_with_a_letter_or_digit_has_a_word() -> None:
+    """_has_word's shortcut: a first character that is alphanumeric is a match of the
+    pattern it stands in for, whatever the character."""
+    assert all((_ALNUM.match(chr(c)) is not None) == chr(c).isalnum()
+               for c in range(sys.maxunicode + 1))
+
+
+def test_an_insertion_without_a_word_still_stands_for_a_bracket_only_gap() -> None:
+    assert parse_quote("alpha beta [, ] gamma delta") == ParsedQuote(
+        "alpha beta [, ] gamma delta", ("alpha beta", "gamma delta"), True, (True,))
 
 
 @settings(max_examples=600, deadline=None)
@@ -142,7 +200,10 @@ def test_laid_out_is_normalize(text: str) -> None:
     "\n  > quoted", "models' outputs", "'90s music", "\"\"", "a\u2019b", "x\n\n\ny",
     "[U]seful", "useful [sic] text", "see [1] here", "[^1]: note", "[x]: http://a", "[x]",
     "a [link](x)", "[ref]: x", "x [^1]",
-    "text]: y", "[a][b]", "\n[x]", "  ", "", "see[1] here", "word[^1] text", "a[2,3]. b"])
+    "text]: y", "[a][b]", "\n[x]", "  ", "", "see[1] here", "word[^1] text", "a[2,3]. b",
+    "# heading", "> quoted", "+ item", "= rule", "a + b  >  c", "x = y # z", "  + lead",
+    "plain prose.",
+    "two  spaces", " edges ", "=", "1 + 1 = 2"])
 def test_laid_out_is_normalize_or_none_on_the_edge_cases(text: str) -> None:
     folded = fold_chars(text)
     assert folded is not None

@@ -288,3 +288,15 @@ def test_editorial_marks_found_from_their_first_characters_equal_a_full_scan(tex
     full = re.compile(quote._MARKS_BODY, re.IGNORECASE)
     fast = [(m.span(), m.lastgroup) for m in quote.MARKS.finditer(text)]
     assert fast == [(m.span(), m.lastgroup) for m in full.finditer(text)]
+
+
+@pytest.mark.parametrize(("text", "breaks"), [
+    ("one paragraph\nwith lines", False), ("two\n\nparagraphs", True), ("two\n \t\nparas", True),
+    ("two\r\n\r\nparas", True), ("two\u2029paras", True), ("\n\n", True), ("a\r\rb", False),
+    ("", False), ("a\n\u00a0\nb", True), ("a\n\u2028\nb", True)])
+def test_a_paragraph_break_is_a_blank_line_or_u2029_and_is_kept_once_looked_up(
+        text: str, breaks: bool) -> None:
+    doc = normalize_with_map(text)
+    assert doc.has_paragraph_break() is breaks
+    assert doc.has_paragraph_break() is breaks  # the kept answer
+    assert breaks == (re.search(r"\n[^\S\n]*\n|\r\n[^\S\r\n]*\r\n|\u2029", text) is not None)
