@@ -29,10 +29,12 @@ import re
 from .corpus import Corpus
 from .normalize import CHUNK_CHARS, NormalizedText, fold_chars, laid_out, normalize
 from .quote import (
+    Cut,
+    cut_at_ellipses,
+    cut_without_insertions,
     has_mark,
     mark_list,
-    pieces_at_ellipses,
-    pieces_without_insertions,
+    needle_of,
     strip_edges,
 )
 from .result import GateMatch, GateResult
@@ -86,10 +88,11 @@ def fast_found(quote: str, cited: str | None, corpus: Corpus, budget: SearchBudg
     if "(" in quote or "[" in quote or quote.count(".") > 2:
         marks = mark_list(quote)
         if marks:
-            return found_marked(quote, pieces_without_insertions(quote, marks), cited, corpus,
-                                budget, max_gap)
+            cut = cut_without_insertions(quote, marks)
+            return (None if cut is None
+                    else found_marked(quote, cut, cited, corpus, budget, max_gap))
     elif "\u2026" in quote:
-        return found_marked(quote, pieces_at_ellipses(quote), cited, corpus, budget, max_gap)
+        return found_marked(quote, cut_at_ellipses(quote), cited, corpus, budget, max_gap)
     needle = _with_word(strip_edges(normalize(quote)))
     if needle is None:
         return None
@@ -107,30 +110,34 @@ def fast_found(quote: str, cited: str | None, corpus: Corpus, budget: SearchBudg
                              False, ((start, end),), (cited,))
 
 
-def found_marked(quote: str, pieces: tuple[str, ...] | None, cited: str, corpus: Corpus,
-                 budget: SearchBudget, max_gap: int = DEFAULT_MAX_GAP) -> GateMatch | None:
+def found_marked(quote: str, cut: Cut, cited: str, corpus: Corpus, budget: SearchBudget,
+                 max_gap: int = DEFAULT_MAX_GAP) -> GateMatch | None:
     """The full gate's ``found`` answer for a quote with editorial marks, none of them a
     bracketed insertion, found in its cited document (``cited``, known to ``corpus``);
-    ``None`` (budget untouched) otherwise. ``pieces`` are the quote's cut at its marks
-    (:func:`~vcg_otel.gate.quote.pieces_without_insertions`, or
-    :func:`~vcg_otel.gate.quote.pieces_at_ellipses` for a quote whose only marks are
-    ellipsis characters), ``None`` for a quote with an insertion.
+    ``None`` (budget untouched) otherwise. ``cut`` is ``quote``'s parse
+    (:func:`~vcg_otel.gate.quote.cut_without_insertions`, or
+    :func:`~vcg_otel.gate.quote.cut_at_ellipses` for a quote whose only marks are ellipsis
+    characters).
 
-    The full path parses such a quote into its needle and these pieces (the parse calls
-    :func:`~vcg_otel.gate.quote.pieces_without_insertions` too), with no bracket-only gap or
-    edge and no literal reading; searches the cited document for the needle, then for the
-    pieces chained (:func:`~vcg_otel.gate.search.find_without_insertions`: the same steps,
-    in the same order, at the same cost); and builds its answer from the span found
+    The full path parses such a quote into the same needle and pieces (the parse is the
+    cut's), with no bracket-only gap or edge and no literal reading; searches the cited
+    document for the needle, then for the pieces chained
+    (:func:`~vcg_otel.gate.search.find_without_insertions`: the same steps, in the same
+    order, at the same cost); and builds its answer from the span found
     (:func:`located_match`, which it calls too). Here the same is done without the parse's
     and the full path's objects, and anything but a span found (an empty needle or no
     piece, a miss that the slip search may still rescue, the budget running out) is left
-    to the full path, budget as it was."""
+    to the full path, budget as it was. A needle shown to hold a text (the cut's ``kept``)
+    that the document does not hold has no occurrence there: it is not made, and its search
+    costs what a search finding nothing costs."""
+    pieces, kept, needle = cut
     if not pieces:
         return None
-    needle = _with_word(strip_edges(normalize(quote)))
-    if needle is None:
-        return None
     doc = corpus.normalized(cited)
+    if needle is None and (not kept or kept in doc.text):
+        needle = needle_of(quote)
+        if not needle:
+            return None
     used, next_look = budget.used, budget.next_look
     try:
         span = find_without_insertions(doc, needle, pieces, max_gap, budget)

@@ -627,7 +627,7 @@ def _pair_in_one_block(doc: NormalizedText, first: str, second: str, bracket_gap
                  ()), steps
 
 
-def find_without_insertions(doc: NormalizedText, needle: str, pieces: tuple[str, ...],
+def find_without_insertions(doc: NormalizedText, needle: str | None, pieces: tuple[str, ...],
                             max_gap: int, budget: SearchBudget) -> Span | None:
     """:func:`find_quote`'s exact readings of a parsed quote whose marks are all ellipses,
     annotations and changes of case (:func:`~vcg_otel.gate.quote.parse_marked`): a
@@ -635,7 +635,8 @@ def find_without_insertions(doc: NormalizedText, needle: str, pieces: tuple[str,
     reading. Those are the steps :func:`find_quote` takes for that parse before its slip
     search, in its order, at its cost to ``budget``; ``None`` where it would go on to the
     slip search (the gate's fast path, :mod:`vcg_otel.gate.fast`, leaves that to the full
-    path).
+    path). ``needle`` is ``None`` when the caller has shown it absent from ``doc``: its
+    search examines no occurrence and costs its scan alone.
 
     In a document of one block the steps of both readings are counted and settled once
     (:meth:`SearchBudget.settle`).
@@ -645,18 +646,24 @@ def find_without_insertions(doc: NormalizedText, needle: str, pieces: tuple[str,
     """
     hay = doc.text
     if len(hay) <= _BLOCK:
-        pos, steps = _whole(hay, needle, _NO_EDGES)
+        if needle is None:
+            pos, steps = -1, len(hay) // _SCAN_CHARS
+        else:
+            pos, steps = _whole(hay, needle, _NO_EDGES)
         if pos != -1:
-            end = pos + len(needle)
+            end = pos + len(needle)  # type: ignore[arg-type]
             span: Span | None = _span(pos, end, ((pos, end),), False, ())
         else:
             span, chained = _chain_in_one_block(doc, pieces, (), max_gap, _NO_EDGES)
             steps += chained
         if budget.settle(steps):
             return span
-    span = find_contiguous(hay, needle, budget)
-    if span is not None:
-        return span
+    if needle is None:
+        budget.scan(len(hay))
+    else:
+        span = find_contiguous(hay, needle, budget)
+        if span is not None:
+            return span
     return _find_chain(doc, pieces, (False,) * (len(pieces) - 1), max_gap, budget)
 
 
