@@ -152,9 +152,18 @@ def found_marked(quote: str, cut: Cut, cited: str, corpus: Corpus, budget: Searc
 def located_match(result: GateResult, doc: NormalizedText, cited: str | None, doc_id: str,
                   span: Span, sources: tuple[str, ...]) -> GateMatch:
     """The gate's answer for ``span`` found in ``doc`` (document ``doc_id``): its original
-    offsets, passage and pieces (a quote found whole is its own one piece)."""
-    start, end = doc.original_span(span.start, span.end)
-    pieces = (((start, end),) if len(span.pieces) == 1 and span.pieces[0] == (span.start, span.end)
-              else tuple([doc.original_span(s, e) for s, e in span.pieces]))
+    offsets, passage and pieces (a quote found whole is its own one piece), each
+    :meth:`~vcg_otel.gate.normalize.NormalizedText.original_span` of its normalized offsets
+    (a span and its pieces are never empty)."""
+    if doc.identity:  # every map the identity (most documents): only the markers shift
+        lead = doc.lead
+        start, end = span.start + lead, span.end + lead
+        pieces = (span.pieces if not lead
+                  else tuple([(s + lead, e + lead) for s, e in span.pieces]))
+    else:
+        start, end = doc.original_span(span.start, span.end)
+        pieces = (((start, end),) if len(span.pieces) == 1
+                  and span.pieces[0] == (span.start, span.end)
+                  else tuple([doc.original_span(s, e) for s, e in span.pieces]))
     return GateMatch.located(result, cited, doc_id, start, end, doc.original[start:end],
                              span.elided, pieces, sources, span.forgiven)

@@ -888,6 +888,13 @@ class NormalizedText:
             object.__setattr__(self, "_breaks", out)  # a cache, not state: frozen otherwise
         return out
 
+    @property
+    def identity(self) -> bool:
+        """Every map is the identity (most documents: no character, markup or layout change
+        of length): a normalized range is the original range shifted by :attr:`lead`, the
+        leading markers removed (:meth:`original_span` of a non-empty range)."""
+        return not (self.layout.n_starts or self.markup or self.chars.n_starts)
+
     def original_span(self, start: int, end: int) -> tuple[int, int]:
         """Half-open original offsets for the normalized range ``[start, end)``."""
         if not (self.layout.n_starts or self.markup or self.chars.n_starts):

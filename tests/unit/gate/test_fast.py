@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from vcg_otel.gate.fast import located_match
 from vcg_otel.gate.normalize import (
     _OTHER_SPACES,
     _SHORT_WAY_BYTES,
@@ -42,7 +43,7 @@ from vcg_otel.gate.quote import (
     strip_edges,
 )
 from vcg_otel.gate.result import GateMatch, GateResult
-from vcg_otel.gate.search import is_spaced_word_char
+from vcg_otel.gate.search import Span, is_spaced_word_char
 
 
 def test_other_spaces_are_every_whitespace_character_but_the_space() -> None:
@@ -382,3 +383,25 @@ def test_normalize_elided_leaves_a_whole_normalized_in_chunks_to_normalize() -> 
     parts = ["word " * (CHUNK_CHARS // 5), "more words"]
     assert normalize_elided(parts, ["\u2026"], len(parts[0]) + 1 + len(parts[1])) is None
     assert normalize_elided(["some words", "more words"], ["\u2026"], 21) is not None
+
+
+@pytest.mark.parametrize("original", [
+    "plain text, the same normalized", "- a list item with its marker removed",
+    "Two  spaces and\na line break", "A ligature \ufb01nds its way", "<b>markup</b> text here",
+    "# heading\n\nand a paragraph", "LEAD"])
+def test_located_match_maps_the_span_and_each_piece_as_original_span_does(
+        original: str) -> None:
+    doc = normalize_with_map(original)
+    if original == "LEAD":  # identity maps, leading markers removed
+        plain = normalize_with_map("plain text here")
+        original = "- - " + plain.text
+        doc = NormalizedText(original, plain.text, plain.chars, plain.layout, (), 4)
+    n = len(doc.text)
+    spans = [Span(0, n, ((0, n),), False), Span(1, n - 1, ((1, 3), (5, n - 1)), True),
+             Span(2, n, ((2, n),), True), Span(0, 4, ((0, 2), (2, 3), (3, 4)), True)]
+    for span in spans:
+        start, end = doc.original_span(span.start, span.end)
+        pieces = tuple(doc.original_span(s, e) for s, e in span.pieces)
+        match = located_match(GateResult.FOUND, doc, "d", "d", span, ("d",))
+        assert (match.start, match.end, match.pieces, match.text) == (
+            start, end, pieces, original[start:end]), (original, span)
