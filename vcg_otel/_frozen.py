@@ -9,7 +9,7 @@ same stores as direct C calls, and what comes out is the very object the constru
 same class, same field values, still frozen.
 
 Only for classes without ``__post_init__`` (nothing would run it): :func:`slot_builder`
-refuses the others.
+refuses the others, unless its caller vouches that the values it passes need none.
 """
 
 from __future__ import annotations
@@ -23,12 +23,16 @@ __all__ = ["slot_builder"]
 T = TypeVar("T")
 
 
-def slot_builder(cls: type[T]) -> Callable[..., T]:
+def slot_builder(cls: type[T], *, post_init_unneeded: bool = False) -> Callable[..., T]:
     """A function taking every field of the frozen, slotted dataclass ``cls`` positionally,
-    in field order, and returning the instance ``cls(*values)`` would make."""
+    in field order, and returning the instance ``cls(*values)`` would make.
+
+    ``post_init_unneeded``: build a class that has a ``__post_init__`` too, which the builder
+    never runs; its caller passes only values that ``__post_init__`` would accept and leave
+    unchanged (see :func:`vcg_otel.citation.plain_citation`)."""
     if not dataclasses.is_dataclass(cls) or "__slots__" not in cls.__dict__:
         raise TypeError(f"{cls.__name__} is not a slotted dataclass")
-    if hasattr(cls, "__post_init__"):
+    if hasattr(cls, "__post_init__") and not post_init_unneeded:
         raise TypeError(f"{cls.__name__} has a __post_init__, which the builder would skip")
     names = [f.name for f in dataclasses.fields(cls)]
     namespace: dict[str, Any] = {"new": object.__new__, "cls": cls}

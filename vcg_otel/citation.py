@@ -2,7 +2,8 @@
 
 Every reader (:mod:`vcg_otel.reading`, :mod:`vcg_otel.markers`), the
 document model and the audit take or make :class:`Citation`, so it imports nothing of
-vcg_otel: any module may use it without being drawn into a circle. ``vcg_otel.audit.Citation``
+vcg_otel but :mod:`vcg_otel._frozen` (which imports nothing of it either): any module may use
+it without being drawn into a circle. ``vcg_otel.audit.Citation``
 and ``vcg_otel.audit.models.Citation`` are the same class, handed on.
 """
 
@@ -12,7 +13,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Citation"]
+from ._frozen import slot_builder
+
+__all__ = ["Citation", "plain_citation"]
 
 
 _ALIASES = {"doc_id": "document_id", "source_id": "document_id"}
@@ -93,3 +96,19 @@ class Citation:
             end=_opt_int(values, "end"),
             chunk=chunk,
         )
+
+
+_build_citation = slot_builder(Citation, post_init_unneeded=True)
+
+
+def plain_citation(claim: str, document_id: str | None, quote: str | None,
+                   start: int | None = None, end: int | None = None,
+                   chunk: tuple[int, int] | None = None) -> Citation:
+    """``Citation(claim, document_id, quote, start, end, chunk)``, made with plain slot stores
+    when every text is an exact ``str`` (or ``None``): ``__post_init__`` would then neither
+    raise nor change a value. A reader makes one per citation of every audited call; anything
+    else goes through the checking constructor."""
+    if (type(claim) is str and (quote is None or type(quote) is str)
+            and (document_id is None or type(document_id) is str)):
+        return _build_citation(claim, document_id, quote, start, end, chunk)
+    return Citation(claim, document_id, quote, start, end, chunk)

@@ -262,6 +262,30 @@ def _located_chunks(obj: Any, id_keys: Sequence[str],
         yield from walk.walk(obj, 0)
 
 
+def _id_text_chunks(obj: Any, budget: Budget) -> list[_Located] | None:
+    """The chunks of ``obj`` when it is a plain ``dict`` of id to text (the usual
+    ``documents`` argument): exactly what :func:`_located_chunks` yields for it, with the same
+    charges to ``budget``, made as one list instead of passed up three generators a chunk.
+    ``None`` for any other object (the walk reads it).
+
+    The walk's own conditions, in its order: a new walker has seen nothing, so it takes one
+    node for the dict, then one per item, and reads the items as ``(text, None, [(id, "id")])``
+    when every value is a ``str`` and no key says it is no document; a budget that runs out
+    leaves nothing read (the walk would then look at the dict's keys for nested documents and
+    find only strings). A plain dict reads no attribute, so the walk's charging of attribute
+    reads has nothing to charge."""
+    if (type(obj) is not dict or not obj or not all(map(isinstance, obj.values(), repeat(str)))
+            or not _NOT_DOCUMENTS.isdisjoint(obj)):
+        return None
+    if not (budget.take() and budget.take(len(obj))):
+        return []
+    chunks: list[_Located] = []
+    for k, v in obj.items():
+        ident = _str_ident(k) if type(k) is str else _ident(k)
+        chunks.append((v, None, [] if ident is None else [(ident, "id")], None))
+    return chunks
+
+
 def _only_ids(names: tuple[tuple[str, str], ...]) -> bool:
     """Whether every name is an ``id`` (a mapping of id to text's one name per chunk): the
     names are then their own ``id`` names, with no list to filter them into."""
@@ -495,7 +519,9 @@ class DocumentSet(Corpus):
             if isinstance(source, Corpus):  # a plain corpus: its ids
                 entries.extend((source.text(key), None, ((key, "id"),), None) for key in source)
                 continue
-            for text, position, names, locus in _located_chunks(source, id_keys, budget):
+            plain = _id_text_chunks(source, budget)
+            for text, position, names, locus in (
+                    plain if plain is not None else _located_chunks(source, id_keys, budget)):
                 named = tuple(names)
                 ident = (text, named if _only_ids(named) else
                          tuple([n for n in named if n[1] == "id"]))

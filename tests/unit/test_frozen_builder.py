@@ -8,6 +8,7 @@ import dataclasses
 import pytest
 
 from vcg_otel._frozen import slot_builder
+from vcg_otel.citation import Citation, plain_citation
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -58,3 +59,28 @@ def test_a_subclass_sets_its_base_s_fields_through_the_base_s_slots() -> None:
     expected = LabelledPoint(1, 2, "q", "n")
     assert type(made) is LabelledPoint and repr(made) == repr(expected)
     assert [getattr(made, f.name) for f in dataclasses.fields(LabelledPoint)] == [1, 2, "q", "n"]
+
+
+class _Loud(str):
+    """A str subclass: what the checking constructor turns into a plain str."""
+
+
+@pytest.mark.parametrize("values", [
+    ("Rates fell in May.", "doc-1", "rates fell", None, None, None),
+    ("", None, None, 3, 9, (0, 40)),
+    ("claim", "doc-2", None, None, None, None),
+    (_Loud("a claim"), "doc-1", _Loud("a quote"), None, None, None),
+    ("claim", 7, "q", None, None, None),
+])
+def test_a_plain_citation_is_the_checking_constructor_s(values: tuple) -> None:  # type: ignore[type-arg]
+    made, checked = plain_citation(*values), Citation(*values)
+    assert made == checked
+    assert [type(getattr(made, f.name)) for f in dataclasses.fields(Citation)] == [
+        type(getattr(checked, f.name)) for f in dataclasses.fields(Citation)]
+
+
+def test_a_plain_citation_refuses_what_the_constructor_refuses() -> None:
+    with pytest.raises(TypeError, match="claim must be str"):
+        plain_citation(b"bytes", "doc-1", "q")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="quote must be str or None"):
+        plain_citation("claim", "doc-1", 5)  # type: ignore[arg-type]

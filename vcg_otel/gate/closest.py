@@ -141,6 +141,23 @@ class _Aligned:
 
 def _align(hay: str, start: int, quote: _Quote, needle_len: int,
            budget: SearchBudget) -> _Aligned | None:
+    """The passage around ``start`` that best matches the quote, its score and differences.
+
+    The quote's words are aligned with the words of a window around the place
+    (:class:`difflib.SequenceMatcher`), and the passage runs from the first word matched to
+    the last. Its score and differences are those of aligning the passage with the quote
+    again, and they are read from the window's alignment instead, which is the same one moved
+    by the passage's start. Why: without junk (no ``isjunk``, ``autojunk`` off) the matcher
+    takes, in a range of each sequence, the longest run of equal words, the earliest in the
+    first sequence among equally long ones and then the earliest in the second, and goes on
+    left and right of it. Every run it took in the window lies in the passage (which spans
+    them all, a word wider at most), so each range it searches in the passage is the part of
+    the window's range there: a run found in it is a run of the window's range, so none is
+    longer than the window's choice, which lies in it too, and none as long comes earlier (the
+    window would have taken it); where the window's range held no run, its part holds none.
+    So the passage's runs are the window's, and a second alignment, as costly as the first,
+    would only find them again.
+    """
     lo = max(0, start - _SLACK)
     hi = min(len(hay), start + needle_len + 2 * _SLACK)
     window = tokens(hay[lo:hi])
@@ -154,23 +171,30 @@ def _align(hay: str, start: int, quote: _Quote, needle_len: int,
     # The passage: from the first word matched to the last, widened by one word at an end
     # where the quote has words unmatched (the word they likely replace: "fell" quoted as
     # "did not fall").
-    head, tail = blocks[0].b, len(quote.words) - blocks[-1].b - blocks[-1].size
+    qwords = quote.words
+    head, tail = blocks[0].b, len(qwords) - blocks[-1].b - blocks[-1].size
     first = max(0, blocks[0].a - min(head, 1))
     last = min(len(words), blocks[-1].a + blocks[-1].size + min(tail, 1))
     passage = words[first:last]
-    matcher.set_seq1(passage)
-    matched = sum(b.size for b in matcher.get_matching_blocks())
-    score = 2 * matched / (len(passage) + len(quote.words))
+    # The passage's own alignment with the quote is the window's, moved by ``first`` (see the
+    # docstring): its matched words and differences are read from the runs at hand, a
+    # difference before each run and after the last (the passage's and the quote's ends).
+    matched = 0
     removed: list[str] = []
     added: list[str] = []
     replaced: list[tuple[str, str]] = []
-    for op, a1, a2, b1, b2 in matcher.get_opcodes():
-        if op == "delete":
-            removed.extend(passage[a1:a2])
-        elif op == "insert":
-            added.extend(quote.words[b1:b2])
-        elif op == "replace":
-            replaced.append((" ".join(passage[a1:a2]), " ".join(quote.words[b1:b2])))
+    i = j = 0  # the passage's and the quote's words up to here are accounted for
+    for a, b, size in [(a - first, b, size) for a, b, size in blocks] + [
+            (len(passage), len(qwords), 0)]:
+        if i < a and j < b:
+            replaced.append((" ".join(passage[i:a]), " ".join(qwords[j:b])))
+        elif i < a:
+            removed.extend(passage[i:a])
+        elif j < b:
+            added.extend(qwords[j:b])
+        matched += size
+        i, j = a + size, b + size
+    score = 2 * matched / (len(passage) + len(qwords))
     return _Aligned(score, lo + window[first].start(), lo + window[last - 1].end(),
                     tuple(removed), tuple(added), tuple(replaced))
 
@@ -196,19 +220,32 @@ def closest_passage(doc: NormalizedText, needle: str, budget: SearchBudget,
     hay = doc.text
     if close_only:
         budget.scan(len(hay))
-        top = quote.anchors[:3]
-        need = (len(top) + 1) // 2  # most of them
-        held = 0
-        for k, (word, _) in enumerate(top):  # a loop: this runs for every other document
-            if word in hay:
-                held += 1
-                if held == need:
-                    break
-            elif held + len(top) - k - 1 < need:
-                return None  # most of its longest words are missing: nothing close here
+        if not _holds_most(hay, quote.anchors[:3]):
+            return None  # most of its longest words are missing: nothing close here
+    return _best_place(hay, quote, len(needle), budget, _CLOSE_VOTES if close_only else 0.0)
+
+
+def _holds_most(hay: str, top: tuple[tuple[str, int], ...]) -> bool:
+    """Whether most of the quote's longest words ``top`` occur in ``hay`` (as substrings);
+    stops as soon as the answer is known: this runs for every other document."""
+    need = (len(top) + 1) // 2  # most of them
+    held = 0
+    for k, (word, _) in enumerate(top):
+        if word in hay:
+            held += 1
+            if held == need:
+                return True
+        elif held + len(top) - k - 1 < need:
+            return False
+    return held >= need
+
+
+def _best_place(hay: str, quote: _Quote, needle_len: int, budget: SearchBudget,
+                least: float) -> _Aligned | None:
+    """The best aligned of the places :func:`_places` finds (the first of equal scores)."""
     best: _Aligned | None = None
-    for place in _places(hay, quote, budget, _CLOSE_VOTES if close_only else 0.0):
-        aligned = _align(doc.text, place, quote, len(needle), budget)
+    for place in _places(hay, quote, budget, least):
+        aligned = _align(hay, place, quote, needle_len, budget)
         if aligned is not None and (best is None or aligned.score > best.score):
             best = aligned
     return best
@@ -231,13 +268,26 @@ def nearest(needle: str, cited: tuple[str, NormalizedText] | None,
     quote = _quote(needle)
     try:
         docs = [cited] if cited is not None else []
+        # What closest_passage does for each document, its test of the other documents (most
+        # of the quote's longest words in them) made here: it rules out nearly all of them, at
+        # a fraction of a call's cost.
+        top = quote.anchors[:3]
+        words, size = bool(quote.words), len(needle)
         # lazily: the others are not even listed when the cited one holds a misquote
         for k, (doc_id, doc) in enumerate(chain(docs, others)):
             if k and best is not None and best[2].score >= ALTERED_SCORE:
                 break
             local.spend()
-            aligned = closest_passage(doc, needle, local, close_only=k > 0 or cited is None,
-                                      quote=quote)
+            if not words:
+                continue
+            hay = doc.text
+            if k or cited is None:
+                local.scan(len(hay))
+                if not _holds_most(hay, top):
+                    continue
+                aligned = _best_place(hay, quote, size, local, _CLOSE_VOTES)
+            else:
+                aligned = _best_place(hay, quote, size, local, 0.0)
             if aligned is not None and (best is None or aligned.score > best[2].score):
                 best = (doc_id, doc, aligned)
     except SearchLimitReached:

@@ -35,6 +35,7 @@ from .search import (
     find_quote,
     is_spaced_word_char,
 )
+from .slips import MAX_SLIP_CHARS, quote_skeleton
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -125,7 +126,10 @@ class DocumentCache:
 default_cache = DocumentCache()
 
 
-_DIGIT_COMMA = re.compile(r"\d,\d")
+# A comma between two digits (``\d,\d`` is found), written to start with its literal comma:
+# the regex engine then skips to the commas at C speed instead of trying ``\d`` at every
+# position, ten times faster on a quote of prose.
+_DIGIT_COMMA = re.compile(r",(?=\d)(?<=\d,)")
 # A quote word may join at most this many parts of a compound (``stateoftheart`` joins four).
 _MAX_JOINED = 8
 
@@ -292,9 +296,18 @@ class Corpus:
         Raises:
             SearchLimitReached: ``budget`` (by default a fresh one) ran out first.
         """
-        if str(doc_id) not in self._texts:
+        key = str(doc_id)
+        if key not in self._texts:
             return None
-        return find_quote(self.normalized(doc_id), quote, max_gap, budget)
+        doc = self._normalized.get(key) or self.normalized(key)
+        if not quote.elided and not quote.literal and quote.needle and (
+                quote_skeleton(quote.needle) not in doc.slip_skeleton()):
+            # absent as written and with slips (see _plain_skeleton): what find_quote would
+            # charge, no more
+            _charge_absent(SearchBudget() if budget is None else budget, len(doc.text),
+                           len(quote.needle))
+            return None
+        return find_quote(doc, quote, max_gap, budget)
 
     def find_elsewhere(
         self, quote: ParsedQuote, exclude: Any = None, max_gap: int = DEFAULT_MAX_GAP,
@@ -320,15 +333,24 @@ class Corpus:
             budget = SearchBudget()
         skip = None if exclude is None else str(exclude)
         found: list[tuple[str, Span]] = []
-        probes = _probes(quote)
+        plain = _plain_skeleton(quote)
+        probes = _probes(quote) if plain is None else ()
+        size = len(quote.needle)
+        normalized = self._normalized
         try:
             candidates = self._candidates(quote, budget)
             self._scanned += len(candidates)
             for doc_id in candidates:
                 if doc_id == skip:
                     continue
-                doc = self.normalized(doc_id)
+                doc = normalized.get(doc_id) or self.normalized(doc_id)
                 budget.spend()
+                if plain is not None and plain not in doc.slip_skeleton():
+                    chars = len(doc.text)  # _charge_absent's charges, without its call
+                    budget.scan(chars)
+                    if size <= MAX_SLIP_CHARS:
+                        budget.scan(chars)
+                    continue
                 if probes and not _holds(doc.text, probes, budget):
                     continue  # C-speed substring tests rule out most documents
                 span = find_quote(doc, quote, max_gap, budget)
@@ -393,10 +415,16 @@ class Corpus:
                 and (n < budget.limit - budget.used or not self._scanned))
         ):
             return list(self._texts)
-        self.build_index()
-        index, order = self._index, self._order
-        assert index is not None
-        words = _quote_words(quote)
+        index = self._index
+        if index is None:
+            self.build_index()
+            index = self._index
+            assert index is not None
+        order = self._order
+        rarest = _rarest_stretch(index, quote, budget)
+        if rarest is not None:
+            return [order[i] for i in rarest]  # a postings list is in corpus order
+        words = _lookup_words(quote)
         if not words:
             return order
         # A step per word looked up, up to the first the index lacks (then no document holds
@@ -407,8 +435,12 @@ class Corpus:
             return []
         _charge(budget, len(found))
         lists = cast("list[list[int]]", found)  # no None in it
+        # The shortest list, the first of equal ones (as the stable sort below puts first): most
+        # quotes need no other, and min is one C call where a sort of twenty lists is not.
+        candidates: set[int] | list[int] = min(lists, key=len)
+        if len(candidates) <= _VERIFY_LIMIT:
+            return [order[i] for i in candidates]  # a postings list is in corpus order
         lists.sort(key=len)
-        candidates: set[int] | list[int] = lists[0]
         for more in lists[1:4]:
             if len(candidates) <= _VERIFY_LIMIT:
                 break
@@ -430,6 +462,42 @@ def _charge(budget: SearchBudget, steps: int) -> None:
         budget.spend()
 
 
+def _plain_skeleton(quote: ParsedQuote) -> bytes | None:
+    """The :func:`~vcg_otel.gate.slips.skeleton` of a quote without editorial marks, which a
+    document must hold for :func:`~vcg_otel.gate.search.find_quote` to find the quote in it;
+    ``None`` for a quote with marks (its pieces are searched apart: :func:`_probes`).
+
+    Why it is exact. Such a quote is searched two ways, both for its one needle: as one
+    contiguous string, and with transcription slips forgiven
+    (:func:`~vcg_otel.gate.slips.find_slipped`). A needle that occurs in the text occurs in it
+    with its soft characters too, and deleting those bytes from the text's UTF-8 deletes them
+    from the needle's occurrence alike (the encoding of a concatenation is the concatenation of
+    the encodings): the needle's skeleton is in the text's. A slipped match has the needle's
+    skeleton as well (the argument is :func:`~vcg_otel.gate.slips.find_slipped`'s own, which
+    makes this very test first). So a document whose skeleton lacks the quote's holds it
+    neither way, and one substring test at C speed answers for the whole search.
+
+    Memory: nothing new per document. The skeleton is the one the slip search keeps
+    (:meth:`~vcg_otel.gate.normalize.NormalizedText.slip_skeleton`, about 0.9 byte per
+    character of ASCII prose, counted in :class:`DocumentCache`'s note); it is now made as well
+    for a document that holds, as written, a quote cited to another."""
+    if quote.elided or quote.literal or not quote.needle:
+        return None
+    return quote_skeleton(quote.needle)
+
+
+def _charge_absent(budget: SearchBudget, chars: int, needle: int) -> None:
+    """What :func:`~vcg_otel.gate.search.find_quote` charges for a document of ``chars``
+    characters whose skeleton lacks a quote without marks (needle of ``needle``
+    characters), in the same order: a scan for the contiguous search (which finds no
+    occurrence, so examines none) and one for the slip search's skeleton test (which it
+    skips for a needle too long to search for slips). So a budget ends with the very count,
+    and stops at the very charge, that the full search would reach."""
+    budget.scan(chars)
+    if needle <= MAX_SLIP_CHARS:
+        budget.scan(chars)
+
+
 def _probes(quote: ParsedQuote) -> tuple[str, ...]:
     """Strings every reading of an elided quote needs in a document that contains it, longest
     (likely rarest) first: its pieces that the whole quote, and the literal reading if any, hold
@@ -449,6 +517,72 @@ def _holds(text: str, probes: tuple[str, ...], budget: SearchBudget) -> bool:
     return all(probe in text for probe in probes)
 
 
+def _rarest_stretch(index: dict[str, list[int]], quote: ParsedQuote,
+                    budget: SearchBudget) -> list[int] | None:
+    """For a plain ASCII quote without an underscore, the shortest postings list of its clean
+    stretches (see :func:`_lookup_words`) when it is short enough to verify, found by looking
+    its stretches up in quote order and stopping at a list of one document (none is
+    shorter); ``[]`` when the index lacks a clean stretch (then no document holds the quote).
+    ``None`` when the caller must look further: another quote, no clean stretch, or every
+    list too long. A step is charged per stretch looked up.
+
+    The stretches are cut by ``str.split`` and looked up as they come, without testing each
+    for being clean: a stretch the index holds is made of word characters only (every index
+    word is), so in an ASCII quote without ``_`` it is letters and digits, a clean stretch;
+    a stretch the index lacks counts only if it is clean (``scale,`` is no index word). Any
+    clean stretch's list holds every document holding the quote (see :func:`_lookup_words`),
+    so the one found is an exact candidate list, as the shortest of them all would be."""
+    needle = quote.needle
+    if quote.elided or quote.literal or "_" in needle or not needle.isascii():
+        return None
+    get = index.get
+    best: list[int] | None = None
+    looked = 0
+    for stretch in needle.split():
+        looked += 1
+        postings = get(stretch)
+        if postings is None:
+            if stretch.isalnum():
+                _charge(budget, looked)
+                return []
+        elif best is None or len(postings) < len(best):
+            best = postings
+            if len(best) == 1:
+                break
+    _charge(budget, looked)
+    return best if best is not None and len(best) <= _VERIFY_LIMIT else None
+
+
+def _lookup_words(quote: ParsedQuote) -> set[str]:
+    """The words :meth:`Corpus._candidates` looks up: those of :func:`_quote_words`, or, for a
+    quote without marks written in ASCII, its *clean stretches*: the runs between spaces made
+    of letters and digits only, found by one split and a C-level filter where cutting the
+    quote into words costs ten times that (most of a rejected quote's search of the index).
+
+    Any set of words that every document holding the quote holds as index words makes an
+    exact candidate list (each candidate is then searched); a clean stretch ``c`` is one.
+    Found as written, the quote's edges are word boundaries
+    (:func:`~vcg_otel.gate.search.find_contiguous`: the characters it tests are this index's
+    word characters) and ``c`` lies between spaces, so ``c`` is a whole word of the document.
+    Found with slips forgiven (:func:`~vcg_otel.gate.slips.find_slipped`), ``c`` is one token
+    of the slip pattern (no space, apostrophe or point in it), matched as written, as a
+    number with thousands separators, or with hyphens between its letters; what the pattern
+    puts next to it, from the separators around it (each holds a space), is a space or soft
+    punctuation, never a word character. So the document holds ``c`` as a word, or ``c`` is
+    one of the index's joined compounds or numbers without separators (:func:`_index_words`),
+    given the bound the index has always assumed of every quote word: one joins at most
+    :data:`_MAX_JOINED` parts of a compound. Stretches with punctuation (``scale,``) are left
+    out, not cut: a subset of the quote's words is still an exact filter, only a looser one.
+    A quote with none, or outside ASCII (where ``str.isalnum`` accepts the letters of scripts
+    the index leaves out), is cut into words as before.
+    """
+    if not quote.elided and not quote.literal and quote.needle.isascii():
+        clean = set(filter(str.isalnum, quote.needle.split()))
+        if clean:
+            return clean
+    return _quote_words(quote)
+
+
 def _quote_words(quote: ParsedQuote) -> set[str]:
     """Words that any document containing the quote must contain as whole words (index
     words: see :func:`_index_words`), with its slips forgiven (see :func:`_whole_words`).
@@ -460,15 +594,35 @@ def _quote_words(quote: ParsedQuote) -> set[str]:
     may begin or end mid-word next to a mark, so those edge words are left out. Words of
     scripts without spaces are never indexed.
     """
+    if not quote.elided and not quote.literal:
+        return _needle_words(quote.needle)
     readings: list[set[str]] = []
     if quote.needle:
-        words, unsafe = _whole_words(quote.needle)
-        readings.append(set(words) - unsafe)
+        readings.append(_needle_words(quote.needle))
     if quote.elided:
         readings.append(_inner_words(quote.pieces))
     if quote.literal:
         readings.append(_inner_words(quote.literal))
     return set.intersection(*readings) if readings else set()
+
+
+def _needle_words(needle: str) -> set[str]:
+    """The words of a whole quote that a document holding it must hold as whole words: all of
+    its words but those :func:`_whole_words` calls unsafe, which only a stretch with a hyphen
+    or a comma between digits has (most quotes have neither: their words are all of them,
+    without cutting the quote into stretches)."""
+    words = set(_words(needle))
+    # A stretch holds a comma between digits only if the needle does (no space in the match).
+    numbers = "," in needle and _DIGIT_COMMA.search(needle) is not None
+    if not numbers:
+        if "-" not in needle:
+            return words
+        stretches = [s for s in needle.split() if "-" in s]
+    else:
+        stretches = [s for s in needle.split()
+                     if "-" in s or ("," in s and _DIGIT_COMMA.search(s) is not None)]
+    # the words of the stretches, read at once: a space between two is no word character
+    return words - set(_words(" ".join(stretches)))
 
 
 def _inner_words(pieces: tuple[str, ...]) -> set[str]:
@@ -529,16 +683,19 @@ class _CorpusCache:
     def __init__(self, max_entries: int = 16, max_chars: int = 4_000_000) -> None:
         self._lru: BoundedLRU[ContentKey, Corpus] = BoundedLRU(max_entries, max_chars,
                                                                  ContentKey.size)
-        # The mapping asked for last, and its corpus: an app that gates every quote of an
-        # answer against the same dict finds it here, compared as ContentKey compares (the
-        # same ids and texts) but without hashing them again or the LRU's lock.
-        self._last: tuple[ContentKey, Corpus] | None = None
+        # The mapping asked for last, as one list of its ids then its texts, and its corpus:
+        # an app that gates every quote of an answer against the same dict finds it here,
+        # compared as ContentKey compares (the same ids and texts, each compared by identity
+        # first) but with one list made instead of two tuples, no hashing and no lock.
+        self._last: tuple[list[Any], Corpus] | None = None
 
     def get(self, mapping: Mapping[Any, str]) -> Corpus:
-        ids, texts = tuple(mapping), tuple(mapping.values())
+        flat = [*mapping, *mapping.values()]
         last = self._last
-        if last is not None and last[0].ids == ids and last[0].texts == texts:
+        if last is not None and last[0] == flat:
             return last[1]
+        half = len(flat) // 2
+        ids, texts = tuple(flat[:half]), tuple(flat[half:])
         try:
             key = ContentKey(ids, texts)
         except TypeError:  # an unhashable text: Corpus names it
@@ -549,9 +706,9 @@ class _CorpusCache:
             if set(map(type, ids)) == {str}:
                 self._lru.put(key, corpus)
                 if self._lru.get(key) is corpus:  # kept (one too large for the bound is not)
-                    self._last = (key, corpus)
+                    self._last = (flat, corpus)
         else:
-            self._last = (key, corpus)
+            self._last = (flat, corpus)
         return corpus
 
     def clear(self) -> None:

@@ -63,13 +63,23 @@ def plain_needle(quote: str) -> str | None:
     return None if out is None else _with_word(strip_edges(out))
 
 
+# The last quote unmarked_needle read, and its answer: a quote the fast path does not find
+# is read again by the full path (api.full_quote_gate). A tuple, read and swapped whole, so
+# threads at worst read a quote again.
+_last: tuple[object, str | None] = (object(), None)
+
+
 def unmarked_needle(quote: str) -> str | None:
     """``parse_quote(quote).needle`` for a quote without editorial marks that has a word
     (its parse is that one needle: the quote normalized, edges trimmed); ``None`` for a
-    quote with a mark or without a word."""
-    if has_mark(quote):
-        return None
-    return _with_word(strip_edges(normalize(quote)))
+    quote with a mark or without a word. The last quote's answer is kept (by identity)."""
+    global _last
+    last = _last
+    if last[0] is quote:
+        return last[1]
+    needle = None if has_mark(quote) else _with_word(strip_edges(normalize(quote)))
+    _last = (quote, needle)
+    return needle
 
 
 def _with_word(needle: str) -> str | None:
@@ -93,7 +103,11 @@ def fast_found(quote: str, cited: str | None, corpus: Corpus, budget: SearchBudg
                     else found_marked(quote, cut, cited, corpus, budget, max_gap))
     elif "\u2026" in quote:
         return found_marked(quote, cut_at_ellipses(quote), cited, corpus, budget, max_gap)
+    # No mark (has_mark's own test, above): unmarked_needle's answer, kept for the full path
+    # should this quote not be found here.
+    global _last
     needle = _with_word(strip_edges(normalize(quote)))
+    _last = (quote, needle)
     if needle is None:
         return None
     doc = corpus.normalized(cited)

@@ -42,8 +42,8 @@ from itertools import accumulate, islice, pairwise
 from operator import add
 from typing import Protocol
 
-__all__ = ["MAX_SLIP_CHARS", "SlipMatch", "find_slipped", "quote_words", "skeleton",
-           "tokens"]
+__all__ = ["MAX_SLIP_CHARS", "SlipMatch", "find_slipped", "quote_skeleton", "quote_words",
+           "skeleton", "tokens"]
 
 #: Quotes longer than this (normalized) are not searched for slips: a transcription of a
 #: whole page is not what models paraphrase the punctuation of, and the pattern stays small.
@@ -89,6 +89,25 @@ def skeleton(text: str) -> bytes:
     dropping those bytes drops exactly those characters. ``surrogatepass``: a text may hold a
     lone surrogate, which still encodes as itself."""
     return text.encode("utf-8", "surrogatepass").translate(None, _SOFT_BYTES)
+
+
+# The last quote's skeleton (see quote_skeleton): a tuple, so a thread reads a consistent pair.
+_last_quote: tuple[str, bytes] = ("", b"")
+
+
+def quote_skeleton(needle: str) -> bytes:
+    """``skeleton(needle)``, kept for the quote looked at last: the gate tests one rejected
+    quote's skeleton against its cited document and then against every other it searches
+    (:meth:`~vcg_otel.gate.corpus.Corpus.search_elsewhere`), each with the same needle
+    object, so it is made once. Kept by identity (no string compared); one entry, a tuple
+    swapped at once, so threads at worst make it again."""
+    global _last_quote
+    last = _last_quote
+    if last[0] is needle:
+        return last[1]
+    made = skeleton(needle)
+    _last_quote = (needle, made)
+    return made
 
 
 def tokens(text: str) -> list[re.Match[str]]:
@@ -284,7 +303,7 @@ def find_slipped(hay: str, needle: str, budget: Budget,
         return None
     budget.scan(len(hay))  # the test reads the hay's skeleton (and makes it, the first time)
     hay_skeleton = kept_skeleton() if kept_skeleton is not None else skeleton(hay)
-    if skeleton(needle) not in hay_skeleton:
+    if quote_skeleton(needle) not in hay_skeleton:
         return None
     return _find(hay, needle, budget, edges_ok, unhyphenated)
 

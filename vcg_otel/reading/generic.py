@@ -55,7 +55,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from .. import markers
-from ..citation import Citation
+from ..citation import Citation, plain_citation
 from .walk import (
     Budget,
     charge,
@@ -90,6 +90,7 @@ _INLINE = re.compile(
 _SENTENCE_END = re.compile(r"[.!?](?=\s)|\n")
 # Leaves that hold neither citations nor documents: skipped without reading an attribute.
 _SCALARS = (int, float, complex, bytes, bytearray, bool, type(None))
+_NOT_ITEMS = (*_SCALARS, str)  # what no citations list item is
 
 
 class _Walk:
@@ -132,8 +133,8 @@ def _generic(item: Any) -> Citation | None:
     if is_list(chunk) and len(chunk) == 2 and all(integer(x) is not None for x in chunk):
         chunk_pair = (chunk[0], chunk[1])
     claim = text_of(read("claim")) or ""
-    return Citation(claim, None if raw is None else document_id(raw), quote, start, end,
-                    chunk_pair)
+    return plain_citation(claim, None if raw is None else document_id(raw), quote, start, end,
+                          chunk_pair)
 
 
 def _anthropic(block_text: str, item: Any) -> Citation | None:
@@ -282,7 +283,7 @@ def _content_blocks(blocks: Iterable[Any], walk: _Walk, depth: int) -> list[Cita
 def citations_from_item(item: Any, depth: int = 0) -> list[Citation]:
     """The citations of one item of a citations list (``[]`` if unrecognised): one, or one
     per source for a Cohere span citing several."""
-    if isinstance(item, (*_SCALARS, str)):
+    if isinstance(item, _NOT_ITEMS):
         return []
     cohere = _cohere(item)
     if cohere is not None:

@@ -41,11 +41,12 @@ WRAPPERS = ("response", "answer", "output", "result", "raw_response", "completio
 #: How many wrapping levels are looked into.
 MAX_WRAPPING = 2
 _SCALARS = (str, bytes, int, float, bool, type(None))
+_UNRECOGNISED = (*_SCALARS, list, tuple)  # no reader's shape is one of these
 
 
 def recognise(result: Any, arguments: Mapping[str, Any], depth: int = 0) -> Found | None:
     """The first format that recognises ``result`` (or what it wraps), else ``None``."""
-    if isinstance(result, (*_SCALARS, list, tuple)) or not charge(1):
+    if isinstance(result, _UNRECOGNISED) or not charge(1):
         return None
     present = result.keys() if isinstance(result, Mapping) else None
     for reader in FORMATS:

@@ -260,6 +260,16 @@ def test_dict_calls_over_the_same_texts_share_one_corpus() -> None:
     assert quote_gate("an entirely new text", "d3", texts) == "not_found"
 
 
+def test_a_dict_whose_last_id_was_renamed_in_place_gets_a_new_corpus() -> None:
+    texts = {"a": "alpha beta gamma", "b": "delta epsilon zeta"}
+    first = corpus_for(texts)
+    assert corpus_for(texts) is first  # the same dict asked again: the one it had last
+    texts["c"] = texts.pop("b")  # the same texts in the same order, under a new id
+    assert corpus_for(texts) is not first
+    assert quote_gate("delta epsilon zeta", "c", texts) == "found"
+    assert quote_gate("delta epsilon zeta", "b", texts) == "misattributed"  # b is gone
+
+
 def test_bool_and_int_ids_are_not_confused_by_the_corpus_cache() -> None:
     assert quote_gate("alpha beta", 1, {1: "alpha beta"}) == "found"
     assert quote_gate("alpha beta", "True", {True: "alpha beta"}) == "found"

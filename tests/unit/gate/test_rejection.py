@@ -161,3 +161,19 @@ def test_the_shared_cut_reads_real_sentences_as_the_closest_search_did() -> None
             needle = normalize(sentence)
             quote = _quote(needle)
             assert (quote.words, quote.anchors) == _quote_cut_alone(needle)
+
+
+def test_a_rejected_match_built_field_by_field_is_the_one_the_constructor_makes() -> None:
+    import dataclasses
+
+    from vcg_otel.gate.result import GateMatch, GateResult
+
+    built = gate_api._rejected("degrades nDCG", CITED, CORPUS, SearchBudget())
+    made = GateMatch(GateResult.NOT_FOUND, CITED, reason=NotFoundReason.NO_MATCH,
+                     diagnosis=built.diagnosis)
+    assert type(built) is GateMatch
+    for field in dataclasses.fields(GateMatch):
+        assert getattr(built, field.name) == getattr(made, field.name), field.name
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        built.reason = None  # type: ignore[misc]
+    assert built.rejection is RejectionKind.ALTERED or built.rejection is RejectionKind.INVENTED
