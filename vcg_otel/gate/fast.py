@@ -29,10 +29,12 @@ import re
 from .corpus import Corpus
 from .normalize import CHUNK_CHARS, NormalizedText, fold_chars, laid_out, normalize
 from .quote import (
+    Cut,
+    cut_at_ellipses,
+    cut_without_insertions,
     has_mark,
     mark_list,
-    pieces_at_ellipses,
-    pieces_without_insertions,
+    needle_of,
     strip_edges,
 )
 from .result import GateMatch, GateResult
@@ -96,10 +98,11 @@ def fast_found(quote: str, cited: str | None, corpus: Corpus, budget: SearchBudg
     if "(" in quote or "[" in quote or quote.count(".") > 2:
         marks = mark_list(quote)
         if marks:
-            return found_marked(quote, pieces_without_insertions(quote, marks), cited, corpus,
-                                budget, max_gap)
+            cut = cut_without_insertions(quote, marks)
+            return (None if cut is None
+                    else found_marked(quote, cut, cited, corpus, budget, max_gap))
     elif "\u2026" in quote:
-        return found_marked(quote, pieces_at_ellipses(quote), cited, corpus, budget, max_gap)
+        return found_marked(quote, cut_at_ellipses(quote), cited, corpus, budget, max_gap)
     # No mark (has_mark's own test, above): unmarked_needle's answer, kept for the full path
     # should this quote not be found here.
     global _last
@@ -121,30 +124,34 @@ def fast_found(quote: str, cited: str | None, corpus: Corpus, budget: SearchBudg
                              False, ((start, end),), (cited,))
 
 
-def found_marked(quote: str, pieces: tuple[str, ...] | None, cited: str, corpus: Corpus,
-                 budget: SearchBudget, max_gap: int = DEFAULT_MAX_GAP) -> GateMatch | None:
+def found_marked(quote: str, cut: Cut, cited: str, corpus: Corpus, budget: SearchBudget,
+                 max_gap: int = DEFAULT_MAX_GAP) -> GateMatch | None:
     """The full gate's ``found`` answer for a quote with editorial marks, none of them a
     bracketed insertion, found in its cited document (``cited``, known to ``corpus``);
-    ``None`` (budget untouched) otherwise. ``pieces`` are the quote's cut at its marks
-    (:func:`~vcg_otel.gate.quote.pieces_without_insertions`, or
-    :func:`~vcg_otel.gate.quote.pieces_at_ellipses` for a quote whose only marks are
-    ellipsis characters), ``None`` for a quote with an insertion.
+    ``None`` (budget untouched) otherwise. ``cut`` is ``quote``'s parse
+    (:func:`~vcg_otel.gate.quote.cut_without_insertions`, or
+    :func:`~vcg_otel.gate.quote.cut_at_ellipses` for a quote whose only marks are ellipsis
+    characters).
 
-    The full path parses such a quote into its needle and these pieces (the parse calls
-    :func:`~vcg_otel.gate.quote.pieces_without_insertions` too), with no bracket-only gap or
-    edge and no literal reading; searches the cited document for the needle, then for the
-    pieces chained (:func:`~vcg_otel.gate.search.find_without_insertions`: the same steps,
-    in the same order, at the same cost); and builds its answer from the span found
+    The full path parses such a quote into the same needle and pieces (the parse is the
+    cut's), with no bracket-only gap or edge and no literal reading; searches the cited
+    document for the needle, then for the pieces chained
+    (:func:`~vcg_otel.gate.search.find_without_insertions`: the same steps, in the same
+    order, at the same cost); and builds its answer from the span found
     (:func:`located_match`, which it calls too). Here the same is done without the parse's
     and the full path's objects, and anything but a span found (an empty needle or no
     piece, a miss that the slip search may still rescue, the budget running out) is left
-    to the full path, budget as it was."""
+    to the full path, budget as it was. A needle shown to hold a text (the cut's ``kept``)
+    that the document does not hold has no occurrence there: it is not made, and its search
+    costs what a search finding nothing costs."""
+    pieces, kept, needle = cut
     if not pieces:
         return None
-    needle = _with_word(strip_edges(normalize(quote)))
-    if needle is None:
-        return None
     doc = corpus.normalized(cited)
+    if needle is None and (not kept or kept in doc.text):
+        needle = needle_of(quote)
+        if not needle:
+            return None
     used, next_look = budget.used, budget.next_look
     try:
         span = find_without_insertions(doc, needle, pieces, max_gap, budget)
@@ -159,9 +166,18 @@ def found_marked(quote: str, pieces: tuple[str, ...] | None, cited: str, corpus:
 def located_match(result: GateResult, doc: NormalizedText, cited: str | None, doc_id: str,
                   span: Span, sources: tuple[str, ...]) -> GateMatch:
     """The gate's answer for ``span`` found in ``doc`` (document ``doc_id``): its original
-    offsets, passage and pieces (a quote found whole is its own one piece)."""
-    start, end = doc.original_span(span.start, span.end)
-    pieces = (((start, end),) if len(span.pieces) == 1 and span.pieces[0] == (span.start, span.end)
-              else tuple([doc.original_span(s, e) for s, e in span.pieces]))
+    offsets, passage and pieces (a quote found whole is its own one piece), each
+    :meth:`~vcg_otel.gate.normalize.NormalizedText.original_span` of its normalized offsets
+    (a span and its pieces are never empty)."""
+    if doc.identity:  # every map the identity (most documents): only the markers shift
+        lead = doc.lead
+        start, end = span.start + lead, span.end + lead
+        pieces = (span.pieces if not lead
+                  else tuple([(s + lead, e + lead) for s, e in span.pieces]))
+    else:
+        start, end = doc.original_span(span.start, span.end)
+        pieces = (((start, end),) if len(span.pieces) == 1
+                  and span.pieces[0] == (span.start, span.end)
+                  else tuple([doc.original_span(s, e) for s, e in span.pieces]))
     return GateMatch.located(result, cited, doc_id, start, end, doc.original[start:end],
                              span.elided, pieces, sources, span.forgiven)

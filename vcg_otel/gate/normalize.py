@@ -43,7 +43,7 @@ from .markup import (
 from .slips import skeleton
 
 __all__ = ["NormalizedText", "OffsetMap", "fold_chars", "laid_out", "normalize",
-           "normalize_with_map"]
+           "normalize_elided", "normalize_marked", "normalize_with_map"]
 
 # Typography folded to ASCII. Applied after NFKC_Casefold, so only characters that survive
 # NFKC need an entry (NFKC already maps U+2026 to "...", ligatures to letters, and most exotic
@@ -638,6 +638,127 @@ def laid_out(folded: str) -> str | None:
     return out
 
 
+# The characters an ellipsis normalize_elided joins by may hold, and its fold.
+_ELLIPSIS_CHARS = frozenset(". \u2026")
+# What may not stand right before a bracketed mark normalize_marked keeps: a closing square
+# bracket (a construct with the mark's opening) and a quotation mark (not inside words).
+_NOT_BEFORE_MARK = frozenset("]\"'")
+
+
+def normalize_elided(parts: list[str], ellipses: list[str], length: int) -> list[str] | None:
+    """``[normalize(part) for part in parts]`` for the parts of a text cut at ellipses
+    (``ellipses[j]`` stands between ``parts[j]`` and ``parts[j + 1]``: full stops, ellipsis
+    characters and spaces) when the whole text is then shown laid out from them: its
+    normalization is ``" ".join("".join(joined).split())``, ``joined`` being each part's
+    normalized text, with a space on an inner side where the part's fold has whitespace
+    there, and between them the ellipses folded (``...`` for the ellipsis character).
+    ``None`` when that is not shown (the caller normalizes each text itself): a part not laid
+    out (:func:`laid_out`), an ellipsis of other characters, a quotation mark next to an
+    ellipsis, a whole (``length`` characters) normalized in chunks.
+
+    Why the join is the whole's normalization. Every part is folded and laid out, so none
+    holds a combining mark, and neither does the whole (an ellipsis holds none): the whole's
+    fold is the parts' folds joined by the ellipses' (a fold is per character), and the
+    whole is laid out if each of :func:`laid_out`'s rules lets it through:
+
+    * quotation marks are stripped at the whole's ends: the first part's leading ones and
+      the last part's trailing ones, as each part's own layout strips them, since no other
+      quotation mark stands next to an ellipsis (refused, but for a first or last part made
+      of quotation marks only, stripped whole either way). A closing mark after a digit is
+      the last part's (refused there too).
+    * the whole holds no character refusing the short way (the parts hold none, an ellipsis
+      neither); each apostrophe stands inside a part with the same neighbours (one at a
+      part's end would not be inside words there), so inside words; no square bracket
+      construct forms across an ellipsis (one starts at ``[``, and ``]`` starts one only
+      before ``(``, ``[`` or ``:``, never a full stop or space); a line-start marker after a
+      line break, and a hyphen joined at a line break, need a marker or a word character
+      next to the spaces after it: across an ellipsis there is a full stop. So the
+      line-break rules find in the whole what they find in each part.
+    * its spaces collapse as the parts' do, the ellipses kept between them; and the whole
+      holds no ``--`` or `` -`` (each would be inside a part: an ellipsis has no hyphen, and
+      a part starting with one is refused as a marker) and starts as its first part or with
+      a full stop, never a marker.
+    """
+    if length > CHUNK_CHARS:  # the whole's length: normalized in chunks
+        return None
+    for ellipsis in ellipses:
+        if ellipsis != "\u2026" and not _ELLIPSIS_CHARS.issuperset(ellipsis):
+            return None
+    last = len(parts) - 1
+    outs: list[str] = []
+    for i, part in enumerate(parts):
+        folded = fold_chars(part)
+        out = None if folded is None else laid_out(folded)
+        if out is None or folded is None:
+            return None
+        outs.append(out)
+        # A quotation mark next to an ellipsis: refused unless stripped at the whole's end.
+        if (i and folded[:1] in _IS_QUOTATION_MARK
+                and (i < last or folded.strip(_QUOTATION_MARKS))):
+            return None
+        if (i < last and folded[-1:] in _IS_QUOTATION_MARK
+                and (i or folded.strip(_QUOTATION_MARKS))):
+            return None
+    return outs
+
+
+# How a mark normalize_marked keeps in the whole opens and closes (letters and spaces
+# between), and what may not stand right after it (a construct with its closing bracket, a
+# quotation mark that would not be inside words).
+_OPENING, _CLOSING = frozenset("[("), frozenset("])")
+_NOT_AFTER_MARK = frozenset("([:\"'")
+
+
+def normalize_marked(text: str, start: int, end: int, insert: str) -> tuple[str, str] | None:
+    """``normalize`` of ``text`` with the annotation or change of case ``text[start:end]``
+    (``[sic]``, ``(emphasis added)``, ``[T]``: ASCII letters and spaces in square brackets
+    or parentheses) replaced by ``insert`` (a space, or its letters), and a string that
+    ``normalize(text)`` is then shown to hold: the mark folded, its spaces collapsed. The
+    caller learns something of ``text``'s normalization without making it. ``None`` when
+    that is not shown (a mark of other characters, the replaced text not laid out, or a
+    line break, a closing bracket, a quotation mark or a digit where the mark would start a
+    construct or stand next to a quotation mark).
+
+    Why the whole holds the mark. The replaced text is folded and laid out
+    (:func:`laid_out`): its fold is the text's before the mark, the insert's and the text's
+    after it (a fold is per character, and none of these holds a combining mark), and the
+    checks below are made on those folds. The whole differs from it only in the mark, so
+    the whole is laid out too:
+
+    * its ends are the replaced text's, or a bracket or parenthesis (never a quotation
+      mark), so the same quotation marks are stripped, under the same rule for a closing
+      mark after a digit;
+    * the mark adds only brackets, parentheses, letters and spaces, none refusing the short
+      way; a quotation mark next to it would not be inside words, nor stripped (refused);
+    * no square bracket construct forms: the mark does not start with ``[^`` or ``[`` and a
+      digit (a digit is refused), and nothing before it is ``]`` (refused), nor after it
+      ``(``, ``[`` or ``:`` (refused);
+    * no line break stands before it (refused: ``[`` would be a line-start marker there),
+      and the line-break rules find the rest in the replaced text, at the same places;
+    * the mark holds no hyphen, so ``--`` and `` -`` stand in the whole only where they
+      stand in the replaced text (refused there: an annotation's space made a `` -`` of a
+      hyphen after the mark), and the whole starts with the replaced text's first
+      character or the mark's bracket, never a marker.
+
+    Laid out, the whole is its text folded, quotation marks stripped at its ends and
+    whitespace collapsed: the mark (ASCII: folded by lower-casing) stands in it whole, its
+    spaces collapsed, between characters that are not spaces at its two ends.
+    """
+    mark = text[start:end]
+    letters = mark[1:-1]
+    if (len(text) > CHUNK_CHARS or not mark.isascii() or mark[:1] not in _OPENING
+            or mark[-1:] not in _CLOSING or not letters.replace(" ", "").isalpha()):
+        return None
+    before, after = fold_chars(text[:start]), fold_chars(text[end:])
+    if (before is None or after is None or before.rstrip(" ")[-1:] == "\n"
+            or before[-1:] in _NOT_BEFORE_MARK or after[:1] in _NOT_AFTER_MARK):
+        return None
+    out = laid_out(before + insert.lower() + after)
+    if out is None:
+        return None
+    return out, " ".join(mark.lower().split())
+
+
 def _holds(text: str, ascii_chars: bytes, pattern: re.Pattern[str]) -> bool:
     """``text`` holds a character of ``pattern`` (a character class whose ASCII members are
     ``ascii_chars``): for an ASCII text, one deletion from its bytes."""
@@ -766,6 +887,13 @@ class NormalizedText:
             out = "\u2029" in original or _BLANK_LINE.search(original) is not None
             object.__setattr__(self, "_breaks", out)  # a cache, not state: frozen otherwise
         return out
+
+    @property
+    def identity(self) -> bool:
+        """Every map is the identity (most documents: no character, markup or layout change
+        of length): a normalized range is the original range shifted by :attr:`lead`, the
+        leading markers removed (:meth:`original_span` of a non-empty range)."""
+        return not (self.layout.n_starts or self.markup or self.chars.n_starts)
 
     def original_span(self, start: int, end: int) -> tuple[int, int]:
         """Half-open original offsets for the normalized range ``[start, end)``."""

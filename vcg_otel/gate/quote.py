@@ -22,10 +22,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from .._frozen import slot_builder
-from .normalize import normalize
+from .normalize import normalize, normalize_elided, normalize_marked
 
-__all__ = ["ParsedQuote", "has_mark", "iter_marks", "mark_list", "parse_marked", "parse_quote",
-           "pieces_at_ellipses", "pieces_without_insertions", "strip_edges"]
+__all__ = ["Cut", "ParsedQuote", "cut_at_ellipses", "cut_without_insertions", "has_mark",
+           "iter_marks", "mark_list", "needle_of", "parse_marked", "parse_quote",
+           "pieces_without_insertions", "strip_edges"]
 
 _ELLIPSIS = r"(?:\u2026|\.\s?\.\s?\.(?:\s?\.)*)"
 _MARKS_BODY = (
@@ -203,17 +204,16 @@ def parse_quote(quote: str) -> ParsedQuote:
 def parse_marked(quote: str, marks: list[re.Match[str]]) -> ParsedQuote:
     """:func:`parse_quote` of a quote whose marks (:func:`mark_list`) are known: a caller that
     had to find them anyway (the gate's fast path) does not look for them twice."""
-    needle = strip_edges(normalize(quote))
-    if not _has_word(needle):
-        needle = ""
     if not marks:
-        return _unmarked(needle)
-    pieces = pieces_without_insertions(quote, marks)
-    if pieces is not None:
+        return _unmarked(_needle(normalize(quote)))
+    cut = cut_without_insertions(quote, marks)
+    if cut is not None:
+        pieces, _, needle = cut
         # No mark is skipped as literal text, so the quote is elided; no cut stands for an
         # insertion, so no gap or edge is bracket-only; nothing inserted, no literal reading.
-        return _parsed(needle, pieces, True, (False,) * (len(pieces) - 1) if pieces else (),
-                       (), _NO_EDGES)
+        return _parsed(needle_of(quote) if needle is None else needle, pieces, True,
+                       (False,) * (len(pieces) - 1) if pieces else (), (), _NO_EDGES)
+    needle = _needle(normalize(quote))
     inserted = sum(_alnum_count(m.group()) for m in marks if m.lastgroup == "insertion")
     # Brackets hold less than half the words (with none inside, any word at all will do: no
     # need to count every letter of the quote).
@@ -263,18 +263,115 @@ def pieces_without_insertions(quote: str, marks: list[re.Match[str]]) -> tuple[s
     return _word_pieces(raw)
 
 
-def pieces_at_ellipses(quote: str) -> tuple[str, ...]:
-    """:func:`pieces_without_insertions` of a quote with ellipsis characters, no ``(`` or
-    ``[`` and fewer than three full stops, told without the marks' pattern: such a quote's
-    marks are its ellipsis characters, each alone (every other alternative of
-    :data:`MARKS` starts at a bracket, or at a full stop followed by two more), so it is
-    cut at each of them."""
-    return _word_pieces(quote.split("\u2026"))
+#: The parse of a quote whose marks are all ellipses, annotations and changes of case
+#: (:func:`cut_without_insertions`): its pieces; ``kept``, a text its needle is shown to
+#: hold ("" when none is: a search that finds ``kept`` nowhere in a document knows the
+#: needle is not there either, without making it); and its needle when known from the
+#: pieces (else ``None``: :func:`needle_of` makes it).
+Cut = tuple[tuple[str, ...], str, str | None]
+
+
+def needle_of(quote: str) -> str:
+    """The parse's needle of ``quote``: normalized, edge-trimmed, "" without a word."""
+    return _needle(normalize(quote))
+
+
+def cut_without_insertions(quote: str, marks: list[re.Match[str]]) -> Cut | None:
+    """The parse of a quote whose marks (:func:`mark_list`) are all ellipses, annotations and
+    changes of case, as a :class:`Cut`; ``None`` for a quote with an insertion.
+
+    Its pieces are :func:`pieces_without_insertions`'. A quote with one annotation or change
+    of case, or cut at ellipses alone, is normalized in a way that shows a text its needle
+    holds (:func:`~vcg_otel.gate.normalize.normalize_marked`,
+    :func:`~vcg_otel.gate.normalize.normalize_elided`): the mark (its brackets are not
+    trimmed off the needle's edges), or an ellipsis with a word on either side."""
+    if len(marks) == 1:
+        m = marks[0]
+        kind = m.lastgroup
+        start, end = m.span()
+        if kind == "ellipsis":
+            return _cut_at(quote, [quote[:start], quote[end:]], [m.group()])
+        if kind in ("note", "case"):
+            shown = normalize_marked(quote, start, end,
+                                     " " if kind == "note" else m.group()[1:-1])
+            if shown is not None:
+                return _kept([shown[0]]), shown[1], None
+    elif all(m.lastgroup == "ellipsis" for m in marks):
+        parts, pos = [], 0
+        for m in marks:
+            parts.append(quote[pos:m.start()])
+            pos = m.end()
+        parts.append(quote[pos:])
+        return _cut_at(quote, parts, [m.group() for m in marks])
+    pieces = pieces_without_insertions(quote, marks)
+    return None if pieces is None else (pieces, "", None)
+
+
+def cut_at_ellipses(quote: str) -> Cut:
+    """:func:`cut_without_insertions` of a quote with ellipsis characters, no ``(`` or ``[``
+    and fewer than three full stops, told without the marks' pattern: such a quote's marks
+    are its ellipsis characters, each alone (every other alternative of :data:`MARKS` starts
+    at a bracket, or at a full stop followed by two more), so it is cut at each of them."""
+    parts = quote.split("\u2026")
+    return _cut_at(quote, parts, ["\u2026"] * (len(parts) - 1))
+
+
+def _cut_at(quote: str, parts: list[str], ellipses: list[str]) -> Cut:
+    """The cut of a quote at its ellipses (``parts`` between them). When the quote is shown
+    laid out from its parts (:func:`~vcg_otel.gate.normalize.normalize_elided`: its
+    normalization is the parts' texts and the ellipses' folds in order, whitespace
+    collapsed), its needle is known in part without making it:
+
+    * an ellipsis between two parts with a word stands in the needle, its full stops with
+      single spaces between (the fold's spaces collapse, its full stops stay), and trimming
+      the needle's edges stops at the words on either side: ``kept``;
+    * with a single part with a word and nothing but edge characters in the others (a
+      leading or trailing ellipsis), the needle is that part's piece: trimming the needle's
+      edges takes the others, the ellipses and the spaces, then goes on into that part's
+      text as trimming it alone does.
+    """
+    outs = normalize_elided(parts, ellipses, len(quote))
+    if outs is None:
+        return _word_pieces(parts), "", None
+    if len(outs) == 2:  # one ellipsis: the common elided quote
+        first, second = strip_edges(outs[0]), strip_edges(outs[1])
+        if _has_word(first):
+            if _has_word(second):
+                return (first, second), _kept_ellipsis(ellipses[0]), None
+            return ((first,), "", first) if not second else ((first,), "", None)
+        if _has_word(second):
+            return ((second,), "", second) if not first else ((second,), "", None)
+        return (), "", None
+    trimmed = [strip_edges(out) for out in outs]
+    worded = [i for i, text in enumerate(trimmed) if _has_word(text)]
+    pieces = tuple([trimmed[i] for i in worded])
+    if len(worded) > 1:
+        return pieces, _kept_ellipsis(ellipses[worded[0]]), None
+    if worded and sum(map(len, trimmed)) == len(pieces[0]):
+        return pieces, "", pieces[0]
+    return pieces, "", None
+
+
+def _kept_ellipsis(ellipsis: str) -> str:
+    """An ellipsis' fold as it stands in a normalized quote: full stops, single spaces."""
+    return "..." if ellipsis == "\u2026" else " ".join(ellipsis.replace("\u2026", "...").split())
 
 
 def _word_pieces(raw: list[str]) -> tuple[str, ...]:
     """The cut texts normalized and edge-trimmed, those with a word (:func:`_split`'s)."""
     return tuple([piece for piece in [strip_edges(normalize(text)) for text in raw]
+                  if _has_word(piece)])
+
+
+def _needle(normalized: str) -> str:
+    """The parse's needle of a quote normalized: edge-trimmed, "" without a word."""
+    needle = strip_edges(normalized)
+    return needle if _has_word(needle) else ""
+
+
+def _kept(normalized: list[str]) -> tuple[str, ...]:
+    """The normalized cut texts edge-trimmed, those with a word."""
+    return tuple([piece for piece in [strip_edges(text) for text in normalized]
                   if _has_word(piece)])
 
 

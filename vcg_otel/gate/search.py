@@ -627,36 +627,57 @@ def _pair_in_one_block(doc: NormalizedText, first: str, second: str, bracket_gap
                  ()), steps
 
 
-def find_without_insertions(doc: NormalizedText, needle: str, pieces: tuple[str, ...],
+def find_without_insertions(doc: NormalizedText, needle: str | None, pieces: tuple[str, ...],
                             max_gap: int, budget: SearchBudget) -> Span | None:
     """:func:`find_quote`'s exact readings of a parsed quote whose marks are all ellipses,
     annotations and changes of case (:func:`~vcg_otel.gate.quote.parse_marked`): a
     non-empty ``needle``, ``pieces`` chained with no bracket-only gap or edge, no literal
     reading. Those are the steps :func:`find_quote` takes for that parse before its slip
-    search, in its order, at its cost to ``budget``; ``None`` where it would go on to the
-    slip search (the gate's fast path, :mod:`vcg_otel.gate.fast`, leaves that to the full
-    path).
+    search, in its order, at its cost to ``budget``, when they find the quote; ``None`` where
+    it would go on to the slip search (and what was charged to ``budget`` then is the
+    caller's to undo: the gate's fast path, :mod:`vcg_otel.gate.fast`, leaves that quote to
+    the full path, budget as it was). ``needle`` is ``None`` when the caller has shown it
+    absent from ``doc``: its search examines no occurrence and costs its scan alone.
 
     In a document of one block the steps of both readings are counted and settled once
-    (:meth:`SearchBudget.settle`).
+    (:meth:`SearchBudget.settle`). Its scans charge nothing, and where the pieces are found
+    chained every piece is in it: the chain's look-up of each piece first
+    (:func:`_chain_in_one_block`) would find it, at no charge, so it is not made.
 
     Raises:
         SearchLimitReached: ``budget`` ran out.
     """
     hay = doc.text
     if len(hay) <= _BLOCK:
-        pos, steps = _whole(hay, needle, _NO_EDGES)
-        if pos != -1:
-            end = pos + len(needle)
-            span: Span | None = _span(pos, end, ((pos, end),), False, ())
+        if needle is None:
+            pos, steps = -1, 0
         else:
-            span, chained = _chain_in_one_block(doc, pieces, (), max_gap, _NO_EDGES)
+            pos, steps = _whole(hay, needle, _NO_EDGES)
+        span: Span | None
+        if pos != -1:
+            end = pos + len(needle)  # type: ignore[arg-type]
+            span = _span(pos, end, ((pos, end),), False, ())
+        else:
+            if len(pieces) == 2:
+                span, chained = _pair_in_one_block(doc, pieces[0], pieces[1], False, max_gap,
+                                                   _NO_EDGES)
+            elif len(pieces) == 1:
+                pos, chained = _whole(hay, pieces[0], _NO_EDGES)
+                end = pos + len(pieces[0])
+                span = None if pos == -1 else _span(pos, end, ((pos, end),), True, ())
+            else:
+                span, chained = _chain_in_one_block(doc, pieces, (), max_gap, _NO_EDGES)
             steps += chained
+        if span is None:
+            return None
         if budget.settle(steps):
             return span
-    span = find_contiguous(hay, needle, budget)
-    if span is not None:
-        return span
+    if needle is None:
+        budget.scan(len(hay))
+    else:
+        span = find_contiguous(hay, needle, budget)
+        if span is not None:
+            return span
     return _find_chain(doc, pieces, (False,) * (len(pieces) - 1), max_gap, budget)
 
 

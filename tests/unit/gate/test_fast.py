@@ -12,32 +12,38 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from vcg_otel.gate.fast import located_match
 from vcg_otel.gate.normalize import (
     _OTHER_SPACES,
     _SHORT_WAY_BYTES,
     _SHORT_WAY_CHAR,
+    CHUNK_CHARS,
     FOLD_TABLE,
     NormalizedText,
     _normalize,
     fold_chars,
     laid_out,
     normalize,
+    normalize_elided,
+    normalize_marked,
     normalize_with_map,
 )
 from vcg_otel.gate.quote import (
     MARKS,
     ParsedQuote,
     _split,
+    cut_at_ellipses,
+    cut_without_insertions,
     has_mark,
     iter_marks,
     mark_list,
+    needle_of,
     parse_quote,
-    pieces_at_ellipses,
     pieces_without_insertions,
     strip_edges,
 )
 from vcg_otel.gate.result import GateMatch, GateResult
-from vcg_otel.gate.search import is_spaced_word_char
+from vcg_otel.gate.search import Span, is_spaced_word_char
 
 
 def test_other_spaces_are_every_whitespace_character_but_the_space() -> None:
@@ -59,6 +65,8 @@ _TRICKY = st.sampled_from(
      "[, ]", "[--]", "(sic)", "[X]", "\u2013", "\u2018", "\u201d", "\u2026\u2026",
      "\ud800", "\U0001f600", "\u1e9e", "\u0345", "\uff21", "\u2014", "\u2212"])
 _TEXT = st.lists(st.one_of(_TRICKY, st.text(max_size=3)), max_size=12).map("".join)
+# Prose with one mark in it (defined with the prose below).
+_MARKED = st.deferred(lambda: _marked_prose())
 _ALNUM = re.compile(r"[^\W_]")
 
 
@@ -96,12 +104,33 @@ def test_a_quote_without_insertions_parses_as_the_general_split_cuts_it(text: st
 @settings(max_examples=2000, deadline=None)
 @given(_TEXT)
 def test_a_quote_whose_only_marks_are_ellipsis_characters_is_cut_at_each(text: str) -> None:
-    """pieces_at_ellipses tells such a quote's pieces without the marks' pattern: they are
-    the pieces its marks give."""
-    if "(" in text or "[" in text or text.count(".") > 2:
+    """cut_at_ellipses tells such a quote's parse without the marks' pattern."""
+    if "(" in text or "[" in text or text.count(".") > 2 or "\u2026" not in text:
         return
-    assert pieces_at_ellipses(text) == pieces_without_insertions(text, mark_list(text))
+    parsed = parse_quote(text)
+    pieces, kept, needle = cut_at_ellipses(text)
+    assert pieces == parsed.pieces
+    assert needle in (None, parsed.needle)
+    assert kept in parsed.needle
     assert all(m.group() == "\u2026" for m in mark_list(text))
+
+
+@settings(max_examples=3000, deadline=None)
+@given(_TEXT | _MARKED)
+def test_a_quote_without_insertions_is_cut_into_its_parse_and_a_text_its_needle_holds(
+        text: str) -> None:
+    marks = mark_list(text)
+    cut = cut_without_insertions(text, marks)
+    if any(m.lastgroup == "insertion" for m in marks):
+        assert cut is None
+    elif marks:
+        assert cut is not None
+        pieces, kept, known = cut
+        needle = strip_edges(normalize(text))
+        needle = needle if _ALNUM.search(needle) else ""
+        assert (needle_of(text), pieces) == (needle, pieces_without_insertions(text, marks))
+        assert known in (None, needle)
+        assert kept in needle
 
 
 def test_a_piece_that_starts_with_a_letter_or_digit_has_a_word() -> None:
@@ -216,3 +245,163 @@ def test_laid_out_is_normalize_or_none_on_the_edge_cases(text: str) -> None:
                                   "useful [sic] text"])
 def test_common_laid_out_quotes_take_the_short_way(text: str) -> None:
     assert laid_out(fold_chars(text) or "") == _normalize(text)[0]
+
+
+_ELLIPSIS_MARKS = st.sampled_from(["\u2026", "...", ". . .", " \u2026 ", "....", "\u2026\u2026 ",
+                                   " ... ", "\u2026.", ".\u2026"])
+_BRACKET_MARKS = st.sampled_from(["[sic]", " [sic] ", "[SIC]", "(sic)", " (sic)", "[ sic ]",
+                                  " (emphasis added) ", "[emphasis mine]", "[T]", "[t]", "[Ab]",
+                                  "[1]", "[_]", "[\u00c9]", "[sic\t]", "[ \u00a0sic]"])
+
+
+def _marked_prose() -> st.SearchStrategy[str]:
+    return st.tuples(_PROSE, _BRACKET_MARKS | _ELLIPSIS_MARKS, _PROSE).map("".join)
+
+
+@st.composite
+def elided_texts(draw: st.DrawFn) -> tuple[list[str], list[str]]:
+    """A text cut at ellipses: its parts are prose with the characters the layout looks at
+    (quotation marks at their ends, apostrophes, line breaks, hyphens, markers, brackets)."""
+    parts = draw(st.lists(_PROSE, min_size=2, max_size=4))
+    return parts, [draw(_ELLIPSIS_MARKS) for _ in parts[1:]]
+
+
+def _elided_as_normalize(parts: list[str], ellipses: list[str]) -> bool:
+    """normalize_elided's answer, if any, is the parts' normalization, and the whole's is
+    laid out from them as it says."""
+    text = "".join(p + e for p, e in zip(parts, [*ellipses, ""], strict=True))
+    outs = normalize_elided(parts, ellipses, len(text))
+    if outs is None:
+        return False
+    assert outs == [_normalize(part)[0] for part in parts], text
+    joined = []
+    for i, (part, out) in enumerate(zip(parts, outs, strict=True)):
+        folded = fold_chars(part) or ""
+        if i and folded[:1].isspace():
+            joined.append(" ")
+        joined.append(out)
+        if i < len(ellipses):
+            joined += [" "] * folded[-1:].isspace() + [ellipses[i].replace("\u2026", "...")]
+    assert " ".join("".join(joined).split()) == _normalize(text)[0], text
+    assert laid_out(fold_chars(text) or "") == _normalize(text)[0], text  # the lemma's way
+    return True
+
+
+@settings(max_examples=4000, deadline=None)
+@given(elided_texts())
+def test_normalize_elided_is_normalize_of_each_part_and_the_whole_their_join(
+        case: tuple[list[str], list[str]]) -> None:
+    _elided_as_normalize(*case)
+
+
+def test_normalize_elided_answers_for_many_generated_texts_and_for_common_quotes() -> None:
+    """The property above would prove little if normalize_elided always said None."""
+    answered = [0]
+
+    @settings(max_examples=600, deadline=None)
+    @given(elided_texts())
+    def tally(case: tuple[list[str], list[str]]) -> None:
+        answered[0] += _elided_as_normalize(*case)
+
+    tally()
+    assert answered[0] >= 40
+    quote = "\u201cThe model improves \u2026 on every benchmark.\u201d"
+    assert _elided_as_normalize(quote.split("\u2026"), ["\u2026"])
+
+
+@pytest.mark.parametrize("text", [
+    "a \u2026\u2026 b", "a\u2026\u2026b", "\u2026", "\u2026 \u2026", "\"\u2026 x\"", "\"x \u2026\"",
+    "'x\u2026", "x'\u2026y", "x\u2026'y", "\"\u2026\"\u2026\"", "12\u2026 4\"",
+    "x\u2026-y", "x -\u2026y",
+    "x-\n\u2026y", "x\u2026\ny", "x\n\u2026# y", "x\u2026\n# y", "a]\u2026(b", "a]\u2026: b",
+    "\u2026# h", "#\u2026 h", "a  \u2026  b", "\n\u2026\n", "x\u2026 \u2019y\u2019"])
+def test_normalize_elided_on_the_edge_cases(text: str) -> None:
+    parts = text.split("\u2026")
+    _elided_as_normalize(parts, ["\u2026"] * (len(parts) - 1))
+
+
+@st.composite
+def marked_texts(draw: st.DrawFn) -> tuple[str, int, int, str]:
+    """Prose with an annotation or a change of case (or what looks like one) in it."""
+    before, mark, after = draw(_PROSE), draw(_BRACKET_MARKS), draw(_PROSE)
+    mark = mark.strip(" ")
+    if draw(st.booleans()):
+        after = draw(st.sampled_from(["he", "s", "x y", "("])) + after
+    insert = mark[1:-1] if len(mark) <= 4 and mark[1:-1].strip().isalnum() else " "
+    return before + mark + after, len(before), len(before) + len(mark), insert
+
+
+def _marked_as_normalize(text: str, start: int, end: int, insert: str) -> bool:
+    shown = normalize_marked(text, start, end, insert)
+    if shown is None:
+        return False
+    out, kept = shown
+    assert out == _normalize(text[:start] + insert + text[end:])[0], text
+    assert kept in _normalize(text)[0], text
+    assert laid_out(fold_chars(text) or "") == _normalize(text)[0], text  # the lemma's way
+    assert kept[:1] in "[(" and kept[-1:] in ")]", text
+    return True
+
+
+@settings(max_examples=4000, deadline=None)
+@given(marked_texts())
+def test_normalize_marked_is_normalize_of_the_replaced_text_and_the_whole_holds_the_mark(
+        case: tuple[str, int, int, str]) -> None:
+    _marked_as_normalize(*case)
+
+
+def test_normalize_marked_answers_for_many_generated_texts_and_for_common_quotes() -> None:
+    answered = [0]
+
+    @settings(max_examples=600, deadline=None)
+    @given(marked_texts())
+    def tally(case: tuple[str, int, int, str]) -> None:
+        answered[0] += _marked_as_normalize(*case)
+
+    tally()
+    assert answered[0] >= 40
+    quote = "\u201cLarge models [sic] are increasingly used.\u201d"
+    assert _marked_as_normalize(quote, 14, 19, " ")
+    assert _marked_as_normalize("[T]he results hold.", 0, 3, "T")
+
+
+@pytest.mark.parametrize(("text", "insert"), [
+    ("x\n[sic] y", " "), ("x\u00a0\n\u00a0[sic] y", " "), ("x][sic] y", " "), ("x [sic](y)", " "),
+    ("x [sic]: y", " "), ("x [sic][y]", " "), ("x'[T]he", "T"), ("x\u2019[T]he", "T"),
+    ("x\"[T]he", "T"), ("\u201c[T]he x\u201d", "T"), ("x [1]st", "1"), ("x [sic] - y", " "),
+    ("x -[sic] y", " "), ("x [sic]-y", " "), ("x-\n[sic]y", " "), ("# [sic] x", " "),
+    ("[sic] # x", " "), ("x [sic]'s", " "), ("12 [sic]\"", " "), ("'[sic] x'", " "),
+    ("x (sic) (y)", " "), ("x ] (sic) y", " "), ("x [sic]\n- y", " "), ("x [sic]", " "),
+    ("[sic]", " "), ("x [Sic] y", " ")])
+def test_normalize_marked_on_the_edge_cases(text: str, insert: str) -> None:
+    start = min(i for i in (text.find("["), text.find("(")) if i != -1)
+    end = text.index("]" if text[start] == "[" else ")", start) + 1
+    _marked_as_normalize(text, start, end, insert)
+
+
+def test_normalize_elided_leaves_a_whole_normalized_in_chunks_to_normalize() -> None:
+    parts = ["word " * (CHUNK_CHARS // 5), "more words"]
+    assert normalize_elided(parts, ["\u2026"], len(parts[0]) + 1 + len(parts[1])) is None
+    assert normalize_elided(["some words", "more words"], ["\u2026"], 21) is not None
+
+
+@pytest.mark.parametrize("original", [
+    "plain text, the same normalized", "- a list item with its marker removed",
+    "Two  spaces and\na line break", "A ligature \ufb01nds its way", "<b>markup</b> text here",
+    "# heading\n\nand a paragraph", "LEAD"])
+def test_located_match_maps_the_span_and_each_piece_as_original_span_does(
+        original: str) -> None:
+    doc = normalize_with_map(original)
+    if original == "LEAD":  # identity maps, leading markers removed
+        plain = normalize_with_map("plain text here")
+        original = "- - " + plain.text
+        doc = NormalizedText(original, plain.text, plain.chars, plain.layout, (), 4)
+    n = len(doc.text)
+    spans = [Span(0, n, ((0, n),), False), Span(1, n - 1, ((1, 3), (5, n - 1)), True),
+             Span(2, n, ((2, n),), True), Span(0, 4, ((0, 2), (2, 3), (3, 4)), True)]
+    for span in spans:
+        start, end = doc.original_span(span.start, span.end)
+        pieces = tuple(doc.original_span(s, e) for s, e in span.pieces)
+        match = located_match(GateResult.FOUND, doc, "d", "d", span, ("d",))
+        assert (match.start, match.end, match.pieces, match.text) == (
+            start, end, pieces, original[start:end]), (original, span)
