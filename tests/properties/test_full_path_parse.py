@@ -1,7 +1,8 @@
 """The full path parses a quote without marks as the needle the fast path has just read.
 
 :func:`vcg_otel.gate.api.full_quote_gate` runs after the fast path missed. For a quote without
-editorial marks it builds the parse from :func:`~vcg_otel.gate.fast.unmarked_needle` (which
+editorial marks it builds the parse (:func:`~vcg_otel.gate.quote.unmarked_parse`) from
+:func:`~vcg_otel.gate.fast.unmarked_needle` (which
 keeps its last answer) instead of parsing the quote again. Checked here, derandomized: that
 parse is :func:`~vcg_otel.gate.quote.parse_quote`'s for the benchmark's quotes and for text
 with every kind of mark, and the kept answer is never another quote's.
@@ -13,9 +14,8 @@ from cases import build_cases, load_corpus
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vcg_otel.gate import api
 from vcg_otel.gate.fast import unmarked_needle
-from vcg_otel.gate.quote import parse_quote
+from vcg_otel.gate.quote import parse_quote, unmarked_parse
 
 _QUOTES = [c.quote for c in build_cases(load_corpus())]
 # Words, spaces and every character an editorial mark or the normalization reads.
@@ -27,7 +27,7 @@ _PIECES = st.sampled_from(["word", "Two", "1,204", " ", "  ", "\n", "...", ". . 
 def _same_parse(quote: str) -> None:
     needle = unmarked_needle(quote)
     if needle is not None:
-        built = api._build_parsed(needle, (needle,), False, (), (), (False, False))
+        built = unmarked_parse(needle)  # what full_quote_gate builds from it
         assert built == parse_quote(quote), quote
 
 

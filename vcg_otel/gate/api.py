@@ -27,7 +27,7 @@ from .closest import CLOSEST_STEPS, nearest
 from .corpus import Corpus, corpus_for
 from .fast import fast_found, located_match, unmarked_needle
 from .normalize import normalize_with_map
-from .quote import ParsedQuote, parse_quote
+from .quote import parse_quote, unmarked_parse
 from .result import Diagnosis, GateMatch, GateResult, LazyDiagnosis, NotFoundReason
 from .search import DEFAULT_MAX_GAP, SearchBudget, SearchLimitReached, Span, find_quote
 from .slips import tokens
@@ -150,10 +150,9 @@ def full_quote_gate(quote: str, cited: str | None, corpus: Corpus, max_gap: int,
     if len(quote) > MAX_QUOTE_CHARS:
         return GateMatch(GateResult.NOT_FOUND, cited, reason=NotFoundReason.QUOTE_TOO_LONG)
     # A quote without marks is parsed as its needle alone, which the fast path has just read
-    # (fast.unmarked_needle keeps it): built field by field, the parse's very ParsedQuote.
+    # (fast.unmarked_needle keeps it).
     needle = unmarked_needle(quote)
-    parsed = (_build_parsed(needle, (needle,), False, (), (), (False, False))
-              if needle is not None else parse_quote(quote))
+    parsed = unmarked_parse(needle) if needle is not None else parse_quote(quote)
     if parsed.empty:
         return GateMatch(GateResult.NOT_FOUND, cited, reason=NotFoundReason.EMPTY_QUOTE)
     known = cited is not None and cited in corpus
@@ -210,7 +209,6 @@ def _longest_first(needle: str) -> Iterator[str]:
 
 
 _build_match = slot_builder(GateMatch)
-_build_parsed = slot_builder(ParsedQuote)
 
 
 def _int_arg(value: object, name: str) -> int:

@@ -73,11 +73,17 @@ def unmarked_needle(quote: str) -> str | None:
     """``parse_quote(quote).needle`` for a quote without editorial marks that has a word
     (its parse is that one needle: the quote normalized, edges trimmed); ``None`` for a
     quote with a mark or without a word. The last quote's answer is kept (by identity)."""
-    global _last
     last = _last
     if last[0] is quote:
         return last[1]
-    needle = None if has_mark(quote) else _with_word(strip_edges(normalize(quote)))
+    return None if has_mark(quote) else _kept_needle(quote)
+
+
+def _kept_needle(quote: str) -> str | None:
+    """The needle of a quote known to have no mark (``None`` without a word), kept as the last
+    answer of :func:`unmarked_needle`."""
+    global _last
+    needle = _with_word(strip_edges(normalize(quote)))
     _last = (quote, needle)
     return needle
 
@@ -103,11 +109,9 @@ def fast_found(quote: str, cited: str | None, corpus: Corpus, budget: SearchBudg
                     else found_marked(quote, cut, cited, corpus, budget, max_gap))
     elif "\u2026" in quote:
         return found_marked(quote, cut_at_ellipses(quote), cited, corpus, budget, max_gap)
-    # No mark (has_mark's own test, above): unmarked_needle's answer, kept for the full path
-    # should this quote not be found here.
-    global _last
-    needle = _with_word(strip_edges(normalize(quote)))
-    _last = (quote, needle)
+    # No mark (has_mark's own test, above): kept for the full path should this quote not be
+    # found here.
+    needle = _kept_needle(quote)
     if needle is None:
         return None
     doc = corpus.normalized(cited)

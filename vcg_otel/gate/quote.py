@@ -26,7 +26,7 @@ from .normalize import normalize, normalize_elided, normalize_marked
 
 __all__ = ["Cut", "ParsedQuote", "cut_at_ellipses", "cut_without_insertions", "has_mark",
            "iter_marks", "mark_list", "needle_of", "parse_marked", "parse_quote",
-           "pieces_without_insertions", "strip_edges"]
+           "pieces_without_insertions", "strip_edges", "unmarked_parse"]
 
 _ELLIPSIS = r"(?:\u2026|\.\s?\.\s?\.(?:\s?\.)*)"
 _MARKS_BODY = (
@@ -205,7 +205,7 @@ def parse_marked(quote: str, marks: list[re.Match[str]]) -> ParsedQuote:
     """:func:`parse_quote` of a quote whose marks (:func:`mark_list`) are known: a caller that
     had to find them anyway (the gate's fast path) does not look for them twice."""
     if not marks:
-        return _unmarked(_needle(normalize(quote)))
+        return unmarked_parse(_needle(normalize(quote)))
     cut = cut_without_insertions(quote, marks)
     if cut is not None:
         pieces, _, needle = cut
@@ -220,7 +220,7 @@ def parse_marked(quote: str, marks: list[re.Match[str]]) -> ParsedQuote:
     editorial = inserted * 2 < _alnum_count(quote) if inserted else _has_word(quote)
     pieces, gaps, elided, edges = _split(quote, marks, insertions=editorial)
     if not elided:
-        return _unmarked(needle)
+        return unmarked_parse(needle)
     literal: tuple[str, ...] = ()
     if editorial and inserted and any(m.lastgroup == "ellipsis" for m in marks):
         literal = _split(quote, marks, insertions=False)[0]
@@ -375,6 +375,6 @@ def _kept(normalized: list[str]) -> tuple[str, ...]:
                   if _has_word(piece)])
 
 
-def _unmarked(needle: str) -> ParsedQuote:
+def unmarked_parse(needle: str) -> ParsedQuote:
     """The parse of a quote read without editorial marks: its needle, as its one piece."""
     return _parsed(needle, (needle,) if needle else (), False, (), (), _NO_EDGES)

@@ -124,15 +124,8 @@ class SearchBudget:
                 raise SearchLimitReached("the foreground deadline passed")
 
     def scan(self, chars: int) -> None:
-        """Count a C-speed pass over ``chars`` characters: :meth:`spend` of its steps (its
-        body, spelled out: a quote's search makes a few passes, each over a short text)."""
-        self.used += chars // _SCAN_CHARS
-        if self.used > self.limit:
-            raise SearchLimitReached(f"search budget of {self.limit} steps exhausted")
-        if self.deadline is not None and self.used >= self.next_look:
-            self.next_look = self.used + _DEADLINE_STEPS
-            if self.deadline.expired():
-                raise SearchLimitReached("the foreground deadline passed")
+        """Count a C-speed pass over ``chars`` characters."""
+        self.spend(chars // _SCAN_CHARS)
 
     def settle(self, steps: int) -> bool:
         """Charge ``steps`` counted up front, if that can neither pass the limit nor reach the
