@@ -740,6 +740,11 @@ def normalize_marked(text: str, start: int, end: int, insert: str) -> tuple[str,
       hyphen after the mark), and the whole starts with the replaced text's first
       character or the mark's bracket, never a marker.
 
+    An annotation's replaced text is laid out with the spaces around its space taken as
+    one: a run of spaces lays out as one space under every rule (quotation marks at the ends
+    are the same, no rule looks at how many spaces a run has, and the runs collapse), and
+    the collapse of a long run is not made here.
+
     Laid out, the whole is its text folded, quotation marks stripped at its ends and
     whitespace collapsed: the mark (ASCII: folded by lower-casing) stands in it whole, its
     spaces collapsed, between characters that are not spaces at its two ends.
@@ -753,7 +758,10 @@ def normalize_marked(text: str, start: int, end: int, insert: str) -> tuple[str,
     if (before is None or after is None or before.rstrip(" ")[-1:] == "\n"
             or before[-1:] in _NOT_BEFORE_MARK or after[:1] in _NOT_AFTER_MARK):
         return None
-    out = laid_out(before + insert.lower() + after)
+    if insert == " ":  # a run of spaces lays out as one: no collapsing of the run made here
+        out = laid_out(f"{before.rstrip(' ')} {after.lstrip(' ')}")
+    else:
+        out = laid_out(before + insert.lower() + after)
     if out is None:
         return None
     return out, " ".join(mark.lower().split())
