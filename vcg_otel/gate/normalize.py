@@ -303,10 +303,11 @@ def fold_chars(text: str) -> str | None:
 
     The few non-ASCII characters most quotes hold (:data:`_COMMON_FOLDS`: an ellipsis, curly
     quotation marks, a non-breaking space, dashes, a soft hyphen, the commonest ligatures) are
-    replaced first, in the text itself: a
-    text then ASCII is lower-cased, by the same argument (each fold is ASCII, and lower-case
-    already), at a third of the cost of the bytes' round trip. None of them is a combining
-    mark.
+    replaced first, in the text itself: a text then ASCII is lower-cased, by the same
+    argument (each fold is ASCII, and lower-case already), at a third of the cost of the
+    bytes' round trip. None of them is a combining mark. The other distinct non-ASCII
+    characters (found in the bytes) are replaced the same way while their folds are ASCII
+    and lower-case (look-alike letters are); a mark among them is caught as below.
     """
     if text.isascii():
         return text.lower()
@@ -315,6 +316,20 @@ def fold_chars(text: str) -> str | None:
         if ch in common:
             common = common.replace(ch, fold)
     if common.isascii():
+        return common.lower()
+    others = common.encode("utf-8", "surrogatepass").translate(None, _ASCII_BYTES).decode(
+        "utf-8", "surrogatepass")
+    rest = others
+    while rest:
+        ch = rest[0]
+        rest = rest.replace(ch, "")
+        fold = FOLD_TABLE[ord(ch)]
+        if not fold.isascii() or fold != fold.lower():
+            break
+        common = common.replace(ch, fold)
+    else:
+        if MARKS_SEEN and not MARKS_SEEN.isdisjoint(others):
+            return None
         return common.lower()
     raw = text.encode("utf-8", "surrogatepass")
     others = raw.translate(None, _ASCII_BYTES).decode("utf-8", "surrogatepass")
