@@ -66,9 +66,10 @@ class DocumentCache:
     Memory: about 2.5 bytes per cached character for mostly-ASCII text (measured: the original
     it keeps alive, the normalized copy, offset maps and bookkeeping), about twice that for
     texts CPython stores with 2 bytes per character (most non-Latin scripts) and four times for
-    4 (emoji, rare CJK). A document the slip search has read (a quote not found in it as
-    written) keeps about 0.9 byte more per character (ASCII prose; about 2 for most other
-    scripts, 3 for CJK): its skeleton, the text without spaces and soft punctuation in UTF-8
+    4 (emoji, rare CJK). A document searched for a quote the gate did not find where it cites
+    it (the cited one, or a candidate source) keeps about 0.9 byte more per character (ASCII
+    prose; about 2 for most other scripts, 3 for CJK): its skeleton, which rules out such a
+    quote in one substring test, the text without spaces and soft punctuation in UTF-8
     (:meth:`~vcg_otel.gate.normalize.NormalizedText.slip_skeleton`); one with hyphens in which
     a quote passed that test, up to 1 byte more (ASCII): the text without its hyphens
     (:meth:`~vcg_otel.gate.normalize.NormalizedText.without_hyphens`).

@@ -486,8 +486,6 @@ def _chain_in_one_block(doc: NormalizedText, pieces: tuple[str, ...], gaps: tupl
         return (None if pos == -1 else _span(pos, end, ((pos, end),), True, ())), steps
     if len(gaps) != len(pieces) - 1:
         gaps = (False,) * (len(pieces) - 1)
-    if len(pieces) == 2:
-        return _pair_in_one_block(doc, pieces[0], pieces[1], gaps[0], max_gap, edges)
     # Piece 0: every occurrence (the pass's bound, n + len - 1, holds them all).
     piece = pieces[0]
     size = len(piece)
@@ -562,71 +560,6 @@ def _chain_in_one_block(doc: NormalizedText, pieces: tuple[str, ...], gaps: tupl
     return _span(chain[0][0], chain[-1][1], tuple(chain), True, ()), steps
 
 
-def _pair_in_one_block(doc: NormalizedText, first: str, second: str, bracket_gap: bool,
-                       max_gap: int, edges: tuple[bool, bool]) -> tuple[Span | None, int]:
-    """:func:`_chain_in_one_block` of two pieces (a quote with one ellipsis, the common
-    elided quote), its two rounds spelled out: every occurrence of the first piece, then the
-    second's, window by window, each against its closest reachable predecessor; the first
-    that passes closes the chain, and the rest of the windows are examined and counted as
-    the pass examines them."""
-    hay = doc.text
-    n = len(hay)
-    lead, trail = edges
-    size = len(first)
-    starts: list[int] = []
-    ends: list[int] = []
-    steps = 0
-    pos = hay.find(first)
-    while pos != -1:
-        steps += _CHAIN_STEP
-        if _left_ok(hay, pos, first, lead):
-            starts.append(pos)
-            ends.append(pos + size)
-        pos = hay.find(first, pos + 1)
-    size = len(second)
-    found = pred = -1
-    breaks: bool | None = None
-    i, cursor, count = 0, 0, len(ends)
-    while i < count and ends[i] < n:
-        w_lo, w_hi = max(cursor, ends[i]), ends[i] + max_gap
-        i += 1
-        while i < count and ends[i] <= w_hi + 1:
-            w_hi = ends[i] + max_gap
-            i += 1
-        if w_hi >= n:
-            w_hi = n - 1
-        if w_lo <= w_hi:
-            bound = w_hi + size
-            pos = hay.find(second, w_lo, bound)
-            while pos != -1:
-                steps += _CHAIN_STEP
-                j = bisect_right(ends, pos) - 1
-                before = ends[j]
-                if pos - before <= max_gap and _right_ok(hay, pos + size, second, trail):
-                    if pos == before:
-                        ok = True
-                    elif bracket_gap and not _BRACKETS.isdisjoint(hay[before:pos]):
-                        ok = False
-                    else:
-                        if breaks is None:
-                            steps += len(doc.original) // _SCAN_CHARS
-                            breaks = doc.has_paragraph_break()
-                        if not breaks:
-                            ok = True
-                        else:
-                            steps += _BREAK_STEP
-                            ok = not _has_paragraph_break(doc, before, pos)
-                    if ok and found == -1:
-                        found, pred = pos, j
-                pos = hay.find(second, pos + 1, bound)
-        cursor = w_hi + 1
-    if found == -1:
-        return None, steps
-    start = starts[pred]
-    return _span(start, found + size, ((start, ends[pred]), (found, found + size)), True,
-                 ()), steps
-
-
 def find_without_insertions(doc: NormalizedText, needle: str | None, pieces: tuple[str, ...],
                             max_gap: int, budget: SearchBudget) -> Span | None:
     """:func:`find_quote`'s exact readings of a parsed quote whose marks are all ellipses,
@@ -640,9 +573,8 @@ def find_without_insertions(doc: NormalizedText, needle: str | None, pieces: tup
     absent from ``doc``: its search examines no occurrence and costs its scan alone.
 
     In a document of one block the steps of both readings are counted and settled once
-    (:meth:`SearchBudget.settle`). Its scans charge nothing, and where the pieces are found
-    chained every piece is in it: the chain's look-up of each piece first
-    (:func:`_chain_in_one_block`) would find it, at no charge, so it is not made.
+    (:meth:`SearchBudget.settle`). Its scans charge nothing: the chain's look-up of each
+    piece first (:func:`_chain_in_one_block`) costs no step there.
 
     Raises:
         SearchLimitReached: ``budget`` ran out.
@@ -658,10 +590,7 @@ def find_without_insertions(doc: NormalizedText, needle: str | None, pieces: tup
             end = pos + len(needle)  # type: ignore[arg-type]
             span = _span(pos, end, ((pos, end),), False, ())
         else:
-            if len(pieces) == 2:
-                span, chained = _pair_in_one_block(doc, pieces[0], pieces[1], False, max_gap,
-                                                   _NO_EDGES)
-            elif len(pieces) == 1:
+            if len(pieces) == 1:
                 pos, chained = _whole(hay, pieces[0], _NO_EDGES)
                 end = pos + len(pieces[0])
                 span = None if pos == -1 else _span(pos, end, ((pos, end),), True, ())
