@@ -303,10 +303,11 @@ def fold_chars(text: str) -> str | None:
 
     The few non-ASCII characters most quotes hold (:data:`_COMMON_FOLDS`: an ellipsis, curly
     quotation marks, a non-breaking space, dashes, a soft hyphen, the commonest ligatures) are
-    replaced first, in the text itself: a
-    text then ASCII is lower-cased, by the same argument (each fold is ASCII, and lower-case
-    already), at a third of the cost of the bytes' round trip. None of them is a combining
-    mark.
+    replaced first, in the text itself: a text then ASCII is lower-cased, by the same
+    argument (each fold is ASCII, and lower-case already), at a third of the cost of the
+    bytes' round trip. None of them is a combining mark. The other distinct non-ASCII
+    characters (found in the bytes) are replaced the same way while their folds are ASCII
+    and lower-case (look-alike letters are); a mark among them is caught as below.
     """
     if text.isascii():
         return text.lower()
@@ -315,6 +316,20 @@ def fold_chars(text: str) -> str | None:
         if ch in common:
             common = common.replace(ch, fold)
     if common.isascii():
+        return common.lower()
+    others = common.encode("utf-8", "surrogatepass").translate(None, _ASCII_BYTES).decode(
+        "utf-8", "surrogatepass")
+    rest = others
+    while rest:
+        ch = rest[0]
+        rest = rest.replace(ch, "")
+        fold = FOLD_TABLE[ord(ch)]
+        if not fold.isascii() or fold != fold.lower():
+            break
+        common = common.replace(ch, fold)
+    else:
+        if MARKS_SEEN and not MARKS_SEEN.isdisjoint(others):
+            return None
         return common.lower()
     raw = text.encode("utf-8", "surrogatepass")
     others = raw.translate(None, _ASCII_BYTES).decode("utf-8", "surrogatepass")
@@ -740,6 +755,11 @@ def normalize_marked(text: str, start: int, end: int, insert: str) -> tuple[str,
       hyphen after the mark), and the whole starts with the replaced text's first
       character or the mark's bracket, never a marker.
 
+    An annotation's replaced text is laid out with the spaces around its space taken as
+    one: a run of spaces lays out as one space under every rule (quotation marks at the ends
+    are the same, no rule looks at how many spaces a run has, and the runs collapse), and
+    the collapse of a long run is not made here.
+
     Laid out, the whole is its text folded, quotation marks stripped at its ends and
     whitespace collapsed: the mark (ASCII: folded by lower-casing) stands in it whole, its
     spaces collapsed, between characters that are not spaces at its two ends.
@@ -753,7 +773,10 @@ def normalize_marked(text: str, start: int, end: int, insert: str) -> tuple[str,
     if (before is None or after is None or before.rstrip(" ")[-1:] == "\n"
             or before[-1:] in _NOT_BEFORE_MARK or after[:1] in _NOT_AFTER_MARK):
         return None
-    out = laid_out(before + insert.lower() + after)
+    if insert == " ":  # a run of spaces lays out as one: no collapsing of the run made here
+        out = laid_out(f"{before.rstrip(' ')} {after.lstrip(' ')}")
+    else:
+        out = laid_out(before + insert.lower() + after)
     if out is None:
         return None
     return out, " ".join(mark.lower().split())

@@ -197,8 +197,29 @@ def _split(quote: str, marks: list[re.Match[str]], insertions: bool
 
 
 def parse_quote(quote: str) -> ParsedQuote:
-    """Normalize ``quote`` and split it at editorial marks."""
+    """Normalize ``quote`` and split it at editorial marks.
+
+    The quote last cut (:func:`cut_without_insertions`, :func:`cut_at_ellipses`: the gate's
+    fast path, which leaves a quote it does not find to the full path, which parses it
+    here) is parsed from its cut, as :func:`parse_marked` parses it."""
+    last = _last_cut
+    if last[0] is quote:
+        return _from_cut(quote, last[1])
     return parse_marked(quote, mark_list(quote))
+
+
+# The last quote cut and its cut. A tuple, read and swapped whole, so threads at worst cut a
+# quote again; it holds the quote, so its identity is not another's.
+_last_cut: tuple[object, Cut] = (object(), ((), "", None))
+
+
+def _from_cut(quote: str, cut: Cut) -> ParsedQuote:
+    """The parse of a quote cut without insertions: elided (no mark is skipped as literal
+    text), no gap or edge bracket-only (no cut stands for an insertion), no literal reading
+    (nothing inserted)."""
+    pieces, _, needle = cut
+    return _parsed(needle_of(quote) if needle is None else needle, pieces, True,
+                   (False,) * (len(pieces) - 1) if pieces else (), (), _NO_EDGES)
 
 
 def parse_marked(quote: str, marks: list[re.Match[str]]) -> ParsedQuote:
@@ -208,11 +229,7 @@ def parse_marked(quote: str, marks: list[re.Match[str]]) -> ParsedQuote:
         return unmarked_parse(_needle(normalize(quote)))
     cut = cut_without_insertions(quote, marks)
     if cut is not None:
-        pieces, _, needle = cut
-        # No mark is skipped as literal text, so the quote is elided; no cut stands for an
-        # insertion, so no gap or edge is bracket-only; nothing inserted, no literal reading.
-        return _parsed(needle_of(quote) if needle is None else needle, pieces, True,
-                       (False,) * (len(pieces) - 1) if pieces else (), (), _NO_EDGES)
+        return _from_cut(quote, cut)
     needle = _needle(normalize(quote))
     inserted = sum(_alnum_count(m.group()) for m in marks if m.lastgroup == "insertion")
     # Brackets hold less than half the words (with none inside, any word at all will do: no
@@ -278,13 +295,26 @@ def needle_of(quote: str) -> str:
 
 def cut_without_insertions(quote: str, marks: list[re.Match[str]]) -> Cut | None:
     """The parse of a quote whose marks (:func:`mark_list`) are all ellipses, annotations and
-    changes of case, as a :class:`Cut`; ``None`` for a quote with an insertion.
+    changes of case, as a :data:`Cut` (kept for :func:`parse_quote`); ``None`` for a quote
+    with an insertion, or without a mark.
 
     Its pieces are :func:`pieces_without_insertions`'. A quote with one annotation or change
     of case, or cut at ellipses alone, is normalized in a way that shows a text its needle
-    holds (:func:`~vcg_otel.gate.normalize.normalize_marked`,
-    :func:`~vcg_otel.gate.normalize.normalize_elided`): the mark (its brackets are not
-    trimmed off the needle's edges), or an ellipsis with a word on either side."""
+    holds, or the needle itself (:func:`~vcg_otel.gate.normalize.normalize_marked`,
+    :func:`_cut_at`)."""
+    global _last_cut
+    if not marks:  # not a marked quote: its parse is its needle alone
+        return None
+    cut = _cut_without_insertions(quote, marks)
+    if cut is not None:
+        _last_cut = (quote, cut)
+    return cut
+
+
+def _cut_without_insertions(quote: str, marks: list[re.Match[str]]) -> Cut | None:
+    """:func:`cut_without_insertions`, the mark (its brackets are not trimmed off the
+    needle's edges) shown in the needle by
+    :func:`~vcg_otel.gate.normalize.normalize_marked`."""
     if len(marks) == 1:
         m = marks[0]
         kind = m.lastgroup
@@ -312,8 +342,11 @@ def cut_at_ellipses(quote: str) -> Cut:
     and fewer than three full stops, told without the marks' pattern: such a quote's marks
     are its ellipsis characters, each alone (every other alternative of :data:`MARKS` starts
     at a bracket, or at a full stop followed by two more), so it is cut at each of them."""
+    global _last_cut
     parts = quote.split("\u2026")
-    return _cut_at(quote, parts, ["\u2026"] * (len(parts) - 1))
+    cut = _cut_at(quote, parts, ["\u2026"] * (len(parts) - 1))
+    _last_cut = (quote, cut)
+    return cut
 
 
 def _cut_at(quote: str, parts: list[str], ellipses: list[str]) -> Cut:

@@ -38,6 +38,7 @@ from vcg_otel.gate.quote import (
     iter_marks,
     mark_list,
     needle_of,
+    parse_marked,
     parse_quote,
     pieces_without_insertions,
     strip_edges,
@@ -405,3 +406,16 @@ def test_located_match_maps_the_span_and_each_piece_as_original_span_does(
         match = located_match(GateResult.FOUND, doc, "d", "d", span, ("d",))
         assert (match.start, match.end, match.pieces, match.text) == (
             start, end, pieces, original[start:end]), (original, span)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(_TEXT | _MARKED)
+def test_a_quote_parsed_after_its_cut_gets_the_parse_made_from_its_marks(text: str) -> None:
+    """parse_quote reads the quote the fast path last cut from its cut: the same parse."""
+    marks = mark_list(text)
+    if "(" in text or "[" in text or text.count(".") > 2:
+        assert (cut_without_insertions(text, marks) is None) == (
+            not marks or any(m.lastgroup == "insertion" for m in marks))
+    elif "\u2026" in text:
+        cut_at_ellipses(text)
+    assert parse_quote(text) == parse_marked(text, marks)
