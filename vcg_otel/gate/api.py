@@ -24,7 +24,7 @@ from typing import Any
 
 from .._frozen import slot_builder
 from .closest import CLOSEST_STEPS, nearest
-from .corpus import Corpus, corpus_for
+from .corpus import Corpus, corpus_for, last_corpus_holding
 from .fast import fast_found, located_match, unmarked_needle
 from .normalize import normalize_with_map
 from .quote import parse_quote, unmarked_parse
@@ -114,10 +114,22 @@ def quote_gate(
     # The common call (a str id, a Corpus, the default gap and budget) is told by exact
     # types, which no wrong argument has; any other goes through the checks that name it.
     cited = cited_doc_id if type(cited_doc_id) is str else _doc_id(cited_doc_id, "cited_doc_id")
-    corpus = docs if type(docs) is Corpus else as_corpus(docs)
-    if max_gap is DEFAULT_MAX_GAP and budget is None:
-        return checked_quote_gate(quote, cited, corpus, max_gap, SearchBudget())
-    return checked_quote_gate(quote, cited, corpus, max_gap, search_arguments(max_gap, budget))
+    searching = (SearchBudget() if max_gap is DEFAULT_MAX_GAP and budget is None
+                 else search_arguments(max_gap, budget))
+    if type(docs) is Corpus:
+        return checked_quote_gate(quote, cited, docs, max_gap, searching)
+    # The dict of the last call again (an app gating each quote of an answer): a quote found
+    # in its cited document is answered from that document's unchanged text, without a pass
+    # over the whole mapping; any other answer needs the mapping checked (as_corpus).
+    last = last_corpus_holding(docs, cited)
+    if last is not None and len(quote) <= MAX_QUOTE_CHARS:
+        fast = fast_found(quote, cited, last, searching, max_gap)
+        if fast is not None:
+            return fast
+    corpus = as_corpus(docs)
+    if corpus is last:  # its fast path has just missed, budget untouched
+        return full_quote_gate(quote, cited, corpus, max_gap, searching)
+    return checked_quote_gate(quote, cited, corpus, max_gap, searching)
 
 
 def search_arguments(max_gap: int, budget: SearchBudget | None) -> SearchBudget:

@@ -40,7 +40,7 @@ from .slips import MAX_SLIP_CHARS, quote_skeleton
 if TYPE_CHECKING:
     from typing_extensions import Self
 
-__all__ = ["Corpus", "DocumentCache", "corpus_for", "default_cache"]
+__all__ = ["Corpus", "DocumentCache", "corpus_for", "default_cache", "last_corpus_holding"]
 
 # A word: a run of word characters of scripts that separate words with spaces (the same
 # characters search.is_spaced_word_char accepts), so quote words and document words split alike.
@@ -684,16 +684,19 @@ class _CorpusCache:
     def __init__(self, max_entries: int = 16, max_chars: int = 4_000_000) -> None:
         self._lru: BoundedLRU[ContentKey, Corpus] = BoundedLRU(max_entries, max_chars,
                                                                  ContentKey.size)
-        # The mapping asked for last, as one list of its ids then its texts, and its corpus:
-        # an app that gates every quote of an answer against the same dict finds it here,
-        # compared as ContentKey compares (the same ids and texts, each compared by identity
-        # first) but with one list made instead of two tuples, no hashing and no lock.
-        self._last: tuple[list[Any], Corpus] | None = None
+        # The mapping asked for last, as one list of its ids then its texts, its corpus, and
+        # the mapping itself when it is a dict (for holding()): an app that gates every quote
+        # of an answer against the same dict finds it here, compared as ContentKey compares
+        # (the same ids and texts, each compared by identity first) but with one list made
+        # instead of two tuples, no hashing and no lock.
+        self._last: tuple[list[Any], Corpus, object] | None = None
 
     def get(self, mapping: Mapping[Any, str]) -> Corpus:
         flat = [*mapping, *mapping.values()]
         last = self._last
         if last is not None and last[0] == flat:
+            if last[2] is not mapping:
+                self._last = (flat, last[1], _remembered(mapping))
             return last[1]
         half = len(flat) // 2
         ids, texts = tuple(flat[:half]), tuple(flat[half:])
@@ -707,14 +710,37 @@ class _CorpusCache:
             if set(map(type, ids)) == {str}:
                 self._lru.put(key, corpus)
                 if self._lru.get(key) is corpus:  # kept (one too large for the bound is not)
-                    self._last = (flat, corpus)
+                    self._last = (flat, corpus, _remembered(mapping))
         else:
-            self._last = (flat, corpus)
+            self._last = (flat, corpus, _remembered(mapping))
         return corpus
+
+    def holding(self, mapping: object, doc_id: str | None) -> Corpus | None:
+        """The corpus of the last mapping :meth:`get` read, if ``mapping`` is that same dict
+        and its text for ``doc_id`` is still the one that corpus holds; else ``None``.
+
+        An answer that reads ``doc_id``'s document alone (a quote found in its cited
+        document) is the same from this corpus as from the mapping read again, which passes
+        over every entry; only a quote not found there needs the whole mapping checked.
+        """
+        last = self._last
+        if last is None or last[2] is not mapping or doc_id is None:
+            return None
+        text = mapping.get(doc_id)  # type: ignore[attr-defined]  # a dict: _remembered
+        held = last[1]._texts.get(doc_id)
+        if type(text) is str and (text is held or text == held):
+            return last[1]
+        return None
 
     def clear(self) -> None:
         self._last = None
         self._lru.clear()
+
+
+def _remembered(mapping: Mapping[Any, str]) -> object:
+    """What the cache keeps of a mapping for :meth:`_CorpusCache.holding`: a ``dict`` itself
+    (whose ``get`` is known), nothing of any other mapping."""
+    return mapping if type(mapping) is dict else None
 
 
 _corpora = _CorpusCache()
@@ -729,3 +755,11 @@ def corpus_for(mapping: Mapping[Any, str]) -> Corpus:
     are given a mapping; do not :meth:`Corpus.add` to the corpus it returns.
     """
     return _corpora.get(mapping)
+
+
+def last_corpus_holding(mapping: object, doc_id: str | None) -> Corpus | None:
+    """The corpus :func:`corpus_for` returned last, if ``mapping`` is the dict it was given
+    and that dict's text for ``doc_id`` is unchanged: enough for the gate's answer on a
+    quote found in document ``doc_id``, without passing over the other entries (which a
+    quote not found there still needs checked, by :func:`corpus_for`). ``None`` otherwise."""
+    return _corpora.holding(mapping, doc_id)

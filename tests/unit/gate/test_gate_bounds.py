@@ -270,6 +270,49 @@ def test_a_dict_whose_last_id_was_renamed_in_place_gets_a_new_corpus() -> None:
     assert quote_gate("delta epsilon zeta", "b", texts) == "misattributed"  # b is gone
 
 
+def test_the_same_dict_changed_in_place_is_answered_from_its_new_texts() -> None:
+    texts = common_words_docs(30, seed=4)
+    quote = " ".join(texts["d5"].split()[3:9])
+    assert quote_gate(quote, "d5", texts) == "found"
+    texts["d5"] = "a text written over the old one"  # the cited text itself changed
+    moved = quote_gate(quote, "d5", texts)
+    assert moved.to_dict() == quote_gate(quote, "d5", Corpus(texts)).to_dict()
+    assert moved != "found"
+    texts["d5"], texts["d9"] = texts["d9"], quote  # another entry changed: d5 now d9's old text
+    assert quote_gate(quote, "d5", texts) == "misattributed"
+    assert quote_gate(quote, "d5", texts).source_document_ids == ("d9",)
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(st.lists(st.tuples(st.integers(0, 11), st.integers(0, 11), st.integers(0, 40)),
+                min_size=1, max_size=12))
+def test_a_dict_gated_again_answers_what_a_fresh_corpus_answers(
+        steps: list[tuple[int, int, int]]) -> None:
+    """Whatever changed in place between two calls on one dict (a text replaced by another's,
+    a document added), the dict call answers what a Corpus of the dict as it is answers."""
+    texts = common_words_docs(12, seed=11)
+    ids = list(texts)
+    for source, target, at in steps:
+        words = texts[ids[source]].split()
+        quote = " ".join(words[at % len(words):][:6])
+        for cited in (ids[source], ids[target]):
+            assert (quote_gate(quote, cited, texts).to_dict()
+                    == quote_gate(quote, cited, Corpus(texts)).to_dict())
+        texts[ids[target]] = texts[ids[source]] + " and more"  # changed for the next call
+        texts.setdefault(f"new{at}", quote)
+
+
+def test_an_entry_made_invalid_in_place_is_named_once_an_answer_reads_it() -> None:
+    """A found quote is answered from its cited document alone (no pass over the mapping);
+    an answer that reads the other documents checks them all, and names the bad one."""
+    texts = {"a": "alpha beta gamma", "b": "delta epsilon zeta"}
+    assert quote_gate("alpha beta", "a", texts) == "found"
+    texts["c"] = None  # type: ignore[assignment]
+    assert quote_gate("alpha beta", "a", texts) == "found"
+    with pytest.raises(TypeError, match="'c'"):
+        quote_gate("delta epsilon", "a", texts)
+
+
 def test_bool_and_int_ids_are_not_confused_by_the_corpus_cache() -> None:
     assert quote_gate("alpha beta", 1, {1: "alpha beta"}) == "found"
     assert quote_gate("alpha beta", "True", {True: "alpha beta"}) == "found"
