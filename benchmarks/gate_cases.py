@@ -8,7 +8,8 @@ Each line is ``[suite, index, quote, cited id, GateMatch.to_dict()]`` for the ca
 ``benchmarks/gate_accuracy.py`` (plain, markup, PDF, transcription, rejection), so a change
 that must not move any verdict, reason, offset, forgiven slip or rejection kind (issue 24's
 fast path) is checked case by case. ``--full`` answers without the fast path (the reference
-the fast path must equal; needs a version that has it).
+the fast path must equal; needs a version that has it). ``--dict`` passes each suite's mapping
+itself (the seed-compatible dict call, the same dict every call) instead of a ``Corpus``.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import json
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -44,7 +46,7 @@ def suites() -> Iterator[Suite]:
     yield "rejection", docs, [(q, cited) for _, q, cited in rejected]
 
 
-def gate(full: bool) -> Callable[[str, str, Corpus], object]:
+def gate(full: bool) -> Callable[[str, str, Any], object]:
     if not full:
         return quote_gate
     from vcg_otel.gate.api import DEFAULT_MAX_GAP, full_quote_gate
@@ -57,11 +59,12 @@ def gate(full: bool) -> Callable[[str, str, Corpus], object]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--full", action="store_true", help="without the fast path")
+    parser.add_argument("--dict", action="store_true", help="the dict call, not a Corpus")
     args = parser.parse_args()
     answer = gate(args.full)
     out = sys.stdout
     for name, docs, cases in suites():
-        corpus = Corpus(docs)
+        corpus = docs if args.dict else Corpus(docs)
         for i, (quote, cited) in enumerate(cases):
             match = answer(quote, cited, corpus)
             out.write(json.dumps([name, i, quote, cited, match.to_dict()],  # type: ignore[attr-defined]
