@@ -39,7 +39,9 @@ def decorator_outcomes(result: Any, arguments: dict[str, Any], telemetry: Teleme
                        ) -> list[str]:
     """Each citation's outcome when a decorated handler returns ``result``."""
 
-    @audited_citations(judge=supports, **telemetry.providers)
+    # No foreground deadline: these are outcomes of shapes, not of a deadline (its own tests
+    # cover it); on a machine busy with other work a first read can pass the 0.5 s default.
+    @audited_citations(judge=supports, foreground_deadline=None, **telemetry.providers)
     def answer(**kwargs: Any) -> Any:
         return result
 
