@@ -14,6 +14,7 @@ request that caused it, and gives each span its true start and end.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from opentelemetry import trace
@@ -178,9 +179,10 @@ def _judge_span(tracer: Tracer, parent: Span, r: AuditResult, policy: ContentPol
 def record_report(tracer: Tracer, audit_span: Span, report: AuditReport,
                   policy: ContentPolicy, *, check_spans: bool = True,
                   span_events: bool | None = None,
-                  logger_provider: LoggerProvider | None = None) -> None:
+                  logger_provider: LoggerProvider | None = None,
+                  attributes: Mapping[str, Any] | None = None) -> None:
     """Write the report under ``audit_span`` (spans, or events if not ``check_spans``) and
-    its counts onto it.
+    its counts onto it, followed by ``attributes`` (the caller's: one SDK call for all).
 
     Events go through the Logs API to ``logger_provider`` (the global one when ``None``; none
     configured: none built), correlated with their check span (or the audit span);
@@ -216,5 +218,8 @@ def record_report(tracer: Tracer, audit_span: Span, report: AuditReport,
                                timestamp=end or None, summarized=summarized)
         if check_spans:
             parent.end(end_time=end)
-    audit_span.set_attributes(audit_span_attributes(report))
+    summary_attributes = audit_span_attributes(report)
+    if attributes:
+        summary_attributes.update(attributes)
+    audit_span.set_attributes(summary_attributes)
 
