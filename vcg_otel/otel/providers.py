@@ -9,6 +9,8 @@ globals, and the three variables are looked up at most once per :data:`ENV_REFRE
 Whenever anything is set, or the API no longer has those globals (a future release), the
 answer comes from the public getters exactly as before, so a provider is never missed:
 one set in code is seen on the next call, one named by a variable within a second.
+Recording an audit asks the same of the Logs API alone (:func:`logs_configured`, whether to
+build events as log records), answered the same way.
 """
 
 from __future__ import annotations
@@ -82,11 +84,23 @@ def _nothing_set() -> bool:
     return not _env_names_a_provider()
 
 
+def _no_global_logs() -> bool:
+    """True only when certainly no global logger provider is set nor named by a variable
+    (:func:`_nothing_set` for the Logs API alone: every audit recorded asks it)."""
+    if _GLOBALS is None:
+        return False
+    namespace, name = _GLOBALS[2]
+    return namespace.get(name) is None and not _env_names_a_provider()
+
+
 def logs_configured(logger_provider: LoggerProvider | None = None) -> bool:
     """Whether ``logger_provider`` (the global one when ``None``) would record anything: not
     the API's no-op or not-yet-set proxy provider."""
-    provider = logger_provider if logger_provider is not None else _logs.get_logger_provider()
-    return type(provider).__name__ not in _NO_LOGS
+    if logger_provider is None:
+        if _no_global_logs():
+            return False
+        logger_provider = _logs.get_logger_provider()
+    return type(logger_provider).__name__ not in _NO_LOGS
 
 
 def any_configured(tracer_provider: TracerProvider | None = None,

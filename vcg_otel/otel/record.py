@@ -41,8 +41,8 @@ def record(report: AuditReport, span: Span, tracer: Tracer, policy: ContentPolic
             providers; with none configured they cost nothing).
     """
     record_report(tracer, span, report, policy, check_spans=check_spans,
-                  span_events=span_events, logger_provider=logger_provider)
-    span.set_attribute(semconv.AUDIT_STATUS, status)
+                  span_events=span_events, logger_provider=logger_provider,
+                  attributes={semconv.AUDIT_STATUS: status})
     instruments = instruments_for(meter_provider)
     record_metrics(instruments, report)
     if status == semconv.STATUS_NO_DOCUMENTS:

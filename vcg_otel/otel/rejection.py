@@ -24,7 +24,8 @@ def add_gate_details(attrs: dict[str, Any], gate: GateMatch, policy: ContentPoli
     into ``attrs`` (a check span's or an event's, which holds none of these keys yet)."""
     if gate.forgiven:
         attrs[semconv.GATE_FORGIVEN] = list(gate.forgiven)
-    rejection, closest = gate.rejection, gate.closest
+    # both at once: ``gate.rejection`` and ``gate.closest`` each read the diagnosis anew
+    rejection, closest = gate.diagnosis.value
     if rejection is not None:
         attrs[semconv.GATE_REJECTION] = VALUE[rejection]
     if closest is None:

@@ -14,6 +14,7 @@ request that caused it, and gives each span its true start and end.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from opentelemetry import trace
@@ -70,6 +71,9 @@ def check_attributes(r: AuditResult, policy: ContentPolicy,
     """The attributes of one citation's ``citation.check`` span or event (also what a trace audit
     writes back as annotations: :mod:`vcg_otel.traces.annotate`)."""
     c = r.citation
+    gate = r.gate
+    # the cited id, resolved through vcg_otel.documents (then also chunks and file offsets)
+    resolved = gate if isinstance(gate, ResolvedMatch) else None
     score, text = summarized
     outcome = VALUE[r.outcome]
     attrs: dict[str, Any] = {
@@ -84,9 +88,9 @@ def check_attributes(r: AuditResult, policy: ContentPolicy,
     cited = exported_document_id(r, policy)
     if cited is not None:
         attrs[semconv.CITATION_DOCUMENT_ID] = cited
-    if isinstance(r.gate, ResolvedMatch):  # the cited id, resolved through vcg_otel.documents
-        attrs[semconv.CITATION_DOCUMENT_RESOLUTION] = r.gate.resolution
-        attrs[semconv.CITATION_DOCUMENT_GROUP_SIZE] = len(r.gate.group)
+    if resolved is not None:
+        attrs[semconv.CITATION_DOCUMENT_RESOLUTION] = resolved.resolution
+        attrs[semconv.CITATION_DOCUMENT_GROUP_SIZE] = len(resolved.group)
     if policy.inputs:
         attrs[semconv.CITATION_CLAIM] = c.claim
         if c.quote is not None:
@@ -95,17 +99,18 @@ def check_attributes(r: AuditResult, policy: ContentPolicy,
         attrs[semconv.CITATION_CLAIM_LENGTH] = len(c.claim)
         if c.quote is not None:
             attrs[semconv.CITATION_QUOTE_LENGTH] = len(c.quote)
-    gate = r.gate
     if gate is not None:
         result = VALUE[gate.result]
         attrs[semconv.GATE_RESULT] = result
         attrs[semconv.GATE_ELIDED] = gate.elided
-        if gate.start is not None and gate.end is not None:
-            attrs[semconv.GATE_MATCH_START] = gate.start
-            attrs[semconv.GATE_MATCH_END] = gate.end
+        start, end = gate.start, gate.end
+        if start is not None and end is not None:
+            attrs[semconv.GATE_MATCH_START] = start
+            attrs[semconv.GATE_MATCH_END] = end
             if gate.document_id is not None:
                 attrs[semconv.GATE_MATCH_DOCUMENT_ID] = gate.document_id
-        attrs.update(match_attributes(gate))  # across chunks, file offsets (stitch.py)
+        if resolved is not None:  # across chunks, file offsets (stitch.py); a plain match has none
+            attrs.update(match_attributes(resolved))
         if gate.reason is not None:
             attrs[semconv.GATE_REASON] = VALUE[gate.reason]
         if gate.source_document_ids and result == "misattributed":
@@ -178,9 +183,10 @@ def _judge_span(tracer: Tracer, parent: Span, r: AuditResult, policy: ContentPol
 def record_report(tracer: Tracer, audit_span: Span, report: AuditReport,
                   policy: ContentPolicy, *, check_spans: bool = True,
                   span_events: bool | None = None,
-                  logger_provider: LoggerProvider | None = None) -> None:
+                  logger_provider: LoggerProvider | None = None,
+                  attributes: Mapping[str, Any] | None = None) -> None:
     """Write the report under ``audit_span`` (spans, or events if not ``check_spans``) and
-    its counts onto it.
+    its counts onto it, followed by ``attributes`` (the caller's: one SDK call for all).
 
     Events go through the Logs API to ``logger_provider`` (the global one when ``None``; none
     configured: none built), correlated with their check span (or the audit span);
@@ -216,5 +222,8 @@ def record_report(tracer: Tracer, audit_span: Span, report: AuditReport,
                                timestamp=end or None, summarized=summarized)
         if check_spans:
             parent.end(end_time=end)
-    audit_span.set_attributes(audit_span_attributes(report))
+    summary_attributes = audit_span_attributes(report)
+    if attributes:
+        summary_attributes.update(attributes)
+    audit_span.set_attributes(summary_attributes)
 
