@@ -587,8 +587,11 @@ _LINE_MARKER = re.compile(r"\n *[#>*+\-|=`~\[]")
 # reference definition or shortcut (markup's "[" and "]" triggers, and "]:").
 _BRACKET_CONSTRUCT = re.compile(r"\[(?=[\^1-9])|\](?=[(\[])|\]:")
 # A hyphen at a line break inside a word, which the layout removes (_LAYOUT's first rule,
-# with the spaces _SHORT_WAY_CHAR leaves).
-_JOIN = re.compile(r"(?<=\w)- *\n *(?=\w)")
+# with the spaces _SHORT_WAY_CHAR leaves). Written to start with its literal hyphen, the word
+# character before it looked behind from there: the regex engine then skips to the hyphens
+# at C speed instead of trying the lookbehind at every position (a quote of 200 characters
+# with a line break and a hyphen: 6 -> 0.4 us).
+_JOIN = re.compile(r"-(?<=\w-) *\n *(?=\w)")
 # First characters at which leading_markers or a line-start marker (markup.LINE0) may remove
 # something. Not "[": at a line start it begins a reference or footnote definition only
 # with "]:" or "[^", which _BRACKET_CONSTRUCT refuses anywhere.

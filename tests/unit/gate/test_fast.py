@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from vcg_otel.gate.fast import located_match
 from vcg_otel.gate.normalize import (
+    _JOIN,
     _OTHER_SPACES,
     _SHORT_WAY_BYTES,
     _SHORT_WAY_CHAR,
@@ -51,6 +52,16 @@ def test_other_spaces_are_every_whitespace_character_but_the_space() -> None:
     spaces = {chr(c) for c in range(sys.maxunicode + 1) if chr(c).isspace()}
     regex = {chr(c) for c in range(sys.maxunicode + 1) if re.match(r"\s", chr(c))}
     assert set(_OTHER_SPACES) == spaces - {" "} == regex - {" "}
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.text(alphabet="ab1_-\n \t\u00e9\u4e00.", max_size=24))
+def test_the_join_starting_at_its_hyphen_is_the_join_with_the_word_character_first(
+        text: str) -> None:
+    # _JOIN starts with its literal hyphen (the engine skips to hyphens); written with the
+    # word character before it first, it is the same rule.
+    before = re.compile(r"(?<=\w)- *\n *(?=\w)")
+    assert [m.span() for m in _JOIN.finditer(text)] == [m.span() for m in before.finditer(text)]
 
 
 def test_the_short_way_bytes_are_its_ascii_characters() -> None:
