@@ -571,9 +571,9 @@ def _stage_b(text: str, writer: _UnitWriter, first: bool, last: bool) -> str:
 _OTHER_SPACES = ("\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004"
                  "\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000")
 # Characters at which the markup stage (may_have_markup) or the layout stage (any whitespace
-# but the space: _LAYOUT_POSSIBLE) may act, less the four laid_out looks at more closely:
-# line breaks, apostrophes and square brackets.
-_LOOKED_AT = "\n'[]"
+# but the space: _LAYOUT_POSSIBLE) may act, less those laid_out looks at more closely: line
+# breaks, apostrophes, square brackets, double quotation marks and tildes.
+_LOOKED_AT = "\n'[]\"~"
 _SHORT_WAY_CHAR = re.compile("[" + re.escape(
     "".join(ch for ch in MARKUP_CHARS + _OTHER_SPACES if ch not in _LOOKED_AT)) + "]")
 # The ASCII ones as bytes: deleting them from an ASCII text's bytes tells at C speed, three
@@ -607,18 +607,20 @@ def laid_out(folded: str) -> str | None:
     """What :func:`normalize` makes of a text whose fold (:func:`fold_chars`) is ``folded``,
     for prose that only the layout's whitespace rules change; ``None`` for any other text.
 
-    That is plain prose but for quotation marks around it, apostrophes inside words, square
-    brackets that start no construct, line breaks, runs of spaces and hyphens at a line break
-    inside a word: the quotes answers give, which then skip the markup passes and the
-    layout scan (several times the cost of the rest). Each is shown to be all the two stages
-    do to such a text:
+    That is plain prose but for quotation marks around it, double quotation marks inside it,
+    apostrophes inside words, square brackets that start no construct, single tildes, line
+    breaks, runs of spaces and hyphens at a line break inside a word: the quotes answers
+    give, which then skip the markup passes and the layout scan (several times the cost of
+    the rest). Each is shown to be all the two stages do to such a text:
 
     * the markup pass removes quotation marks at the ends (skippable next to the text's end),
-      except one after a digit (refused). An apostrophe with a letter or digit on both sides
-      is never skippable. A line break is a construct trigger only before a line-start
-      marker, a square bracket only as :data:`_BRACKET_CONSTRUCT` says (both refused), and
-      the later passes a removal asks for have no other trigger than a marker at the start
-      (refused).
+      except one after a digit (refused), and double quotation marks inside
+      (:func:`_inner_quotation_marks_removed`; what follows is shown of the text they
+      leave). An apostrophe with a letter or digit on both sides is never skippable, nor is
+      a single tilde (a strikethrough takes two: refused). A line break is a construct
+      trigger only before a line-start marker, a square bracket only as
+      :data:`_BRACKET_CONSTRUCT` says (both refused), and the later passes a removal asks
+      for have no other trigger than a marker at the start (refused).
     * the layout stage joins a word at a hyphen + line break (:data:`_JOIN`, its first
       rule); with no hyphen next to whitespace or another hyphen otherwise (refused), its
       every other match is a run of whitespace, which becomes one space, none at the ends:
@@ -638,6 +640,13 @@ def laid_out(folded: str) -> str | None:
         if folded[-1] in _IS_QUOTATION_MARK and text[-1:].isdigit():
             return None  # a closing mark after a digit (inches, feet) is kept
     if _holds(text, _SHORT_WAY_BYTES, _SHORT_WAY_CHAR):
+        return None
+    if '"' in text:
+        removed = _inner_quotation_marks_removed(text)
+        if removed is None:
+            return None
+        text = removed
+    if "~~" in text:  # strikethrough; a single tilde ("approximately") is text
         return None
     if "'" in text and not _inside_words(text, "'"):
         return None
@@ -686,7 +695,9 @@ def normalize_elided(parts: list[str], ellipses: list[str], length: int) -> list
       the last part's (refused there too).
     * the whole holds no character refusing the short way (the parts hold none, an ellipsis
       neither); each apostrophe stands inside a part with the same neighbours (one at a
-      part's end would not be inside words there), so inside words; no square bracket
+      part's end would not be inside words there), so inside words; each double quotation
+      mark inside a part too (one at a part's inner end is refused), so it is removed from
+      the whole as from its part; no strikethrough forms across an ellipsis; no square bracket
       construct forms across an ellipsis (one starts at ``[``, and ``]`` starts one only
       before ``(``, ``[`` or ``:``, never a full stop or space); a line-start marker after a
       line break, and a hyphen joined at a line break, need a marker or a word character
@@ -783,6 +794,30 @@ def normalize_marked(text: str, start: int, end: int, insert: str) -> tuple[str,
     if out is None:
         return None
     return out, " ".join(mark.lower().split())
+
+
+def _inner_quotation_marks_removed(text: str) -> str | None:
+    """``text`` without its double quotation marks, when the markup pass removes each of
+    them and nothing else (``None`` when that is not shown): for a text whose ends
+    :func:`laid_out` has stripped, holding none of the characters that refuse its short way.
+
+    A double quotation mark that follows no digit is a skippable character, and a run of
+    them alone vanishes wherever it stands (``markup._skip_run``: it keeps only an apostrophe
+    inside a word, and turns only an underscore's run into a space). One after a digit
+    (inches) is kept, and one next to an apostrophe would join its run, which is judged as a
+    whole: both refused. Removing the marks makes no construct the first markup pass would
+    have found without them (no trigger of a construct holds a quotation mark but the
+    backslash's escape, which refuses the short way), and whatever a later pass could find
+    in the text they leave -- a line-start marker after a line break, a square bracket
+    construct, an apostrophe not inside a word, a strikethrough -- is looked for by
+    :func:`laid_out` in that text, which it lays out in their place."""
+    pos = text.find('"')
+    while pos != -1:
+        before = text[pos - 1:pos]
+        if before.isdigit() or before == "'" or text[pos + 1:pos + 2] == "'":
+            return None
+        pos = text.find('"', pos + 1)
+    return text.replace('"', "")
 
 
 def _holds(text: str, ascii_chars: bytes, pattern: re.Pattern[str]) -> bool:

@@ -221,7 +221,7 @@ _PROSE = st.lists(st.one_of(
                      "[", "]", "[^", "]:", "](", "[1",
                      "'", "\"", "\u201c", "\u201d", "\u2018", "\u2019", "'s", "s'", "#", "*", "_",
                      ".", ",", "--", "\t", "\r\n", "\u00a0", "\u00ad", "<b>", "&amp;", "|",
-                     "\ufb01", "\u2014"]),
+                     "\ufb01", "\u2014", "~", "~~", "\"\""]),
     st.text(alphabet="ab1 -\n'\"#", max_size=4)), max_size=14).map("".join)
 
 
@@ -244,7 +244,10 @@ def test_laid_out_is_normalize(text: str) -> None:
     "text]: y", "[a][b]", "\n[x]", "  ", "", "see[1] here", "word[^1] text", "a[2,3]. b",
     "# heading", "> quoted", "+ item", "= rule", "a + b  >  c", "x = y # z", "  + lead",
     "plain prose.",
-    "two  spaces", " edges ", "=", "1 + 1 = 2"])
+    "two  spaces", " edges ", "=", "1 + 1 = 2",
+    'the "doer effect" suggests', 'said "no"', 'a 12" b', 'a"\'b', "it'\"s", 'x "\n# y',
+    'a ""b"" c', 'x"-"y', "on ~1m-parameter models", "a ~~gone~~ b", 'a ~"~ b', '~"x',
+    '"[1]"', 'x "[^1] y', 'a]"(b)'])
 def test_laid_out_is_normalize_or_none_on_the_edge_cases(text: str) -> None:
     folded = fold_chars(text)
     assert folded is not None
@@ -254,7 +257,8 @@ def test_laid_out_is_normalize_or_none_on_the_edge_cases(text: str) -> None:
 
 @pytest.mark.parametrize("text", ["\u201cQuoted whole.\u201d", "NVIDIA's GPUs", "[U]seful",
                                   "line\nbreak  and   spaces", "Proce-\ndural text",
-                                  "useful [sic] text"])
+                                  "useful [sic] text", 'the "doer effect" suggests',
+                                  "on ~1m-parameter models"])
 def test_common_laid_out_quotes_take_the_short_way(text: str) -> None:
     assert laid_out(fold_chars(text) or "") == _normalize(text)[0]
 
