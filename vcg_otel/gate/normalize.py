@@ -601,6 +601,9 @@ _IS_QUOTATION_MARK = frozenset(_QUOTATION_MARKS)  # "" is in a str, never in a s
 # The ASCII characters laid_out looks at or refuses: a text with none of them is plain prose
 # (its only whitespace the space: every other is among the refused).
 _PLAIN = _SHORT_WAY_BYTES + (_QUOTATION_MARKS + _LOOKED_AT + "-").encode()
+# Every other ASCII character (letters, digits, the space, prose punctuation): deleted from
+# an ASCII text's bytes, it leaves the few characters laid_out's rules look at.
+_INERT = bytes(code for code in range(128) if code not in _PLAIN)
 
 
 def laid_out(folded: str) -> str | None:
@@ -626,41 +629,48 @@ def laid_out(folded: str) -> str | None:
       every other match is a run of whitespace, which becomes one space, none at the ends:
       ``str.split``.
 
-    An ASCII text with none of the characters any of these rules looks at (:data:`_PLAIN`:
-    quotation marks, apostrophes, square brackets, line breaks, hyphens, and the characters
-    that refuse the short way) is told by one deletion from its bytes, and takes the only
-    branch left for it: its spaces collapsed, unless a marker starts it.
+    Which of the characters these rules look at (:data:`_PLAIN`: quotation marks,
+    apostrophes, square brackets, tildes, line breaks, hyphens, and the characters that
+    refuse the short way) an ASCII text holds is read from its bytes, all others deleted at
+    C speed (``seen``): most quotes hold one or two of them, and each rule then asks the few
+    characters left whether it has anything to look at, not the whole text (for any other
+    text, ``seen`` is the text itself). A text holding none takes the only branch left for
+    it: its spaces collapsed, unless a marker starts it.
     """
-    if folded.isascii() and len(folded.encode().translate(None, _PLAIN)) == len(folded):
+    seen = (folded.encode().translate(None, _INERT).decode() if folded.isascii()
+            else folded)
+    if not seen:
         out = " ".join(folded.split()) if "  " in folded else folded.strip(" ")
         return None if out[:1] in _MARKER_STARTS else out
+    # Every test below asks ``seen`` whether ``text`` may hold a character: ``text`` is
+    # ``folded`` with some of its quotation marks taken out, so it holds no other.
     text = folded
     if folded[:1] in _IS_QUOTATION_MARK or folded[-1:] in _IS_QUOTATION_MARK:
         text = folded.strip(_QUOTATION_MARKS)
         if folded[-1] in _IS_QUOTATION_MARK and text[-1:].isdigit():
             return None  # a closing mark after a digit (inches, feet) is kept
-    if _holds(text, _SHORT_WAY_BYTES, _SHORT_WAY_CHAR):
+    if _holds(seen, _SHORT_WAY_BYTES, _SHORT_WAY_CHAR):  # none stripped: no quotation mark
         return None
-    if '"' in text:
+    if '"' in seen and '"' in text:
         removed = _inner_quotation_marks_removed(text)
         if removed is None:
             return None
         text = removed
-    if "~~" in text:  # strikethrough; a single tilde ("approximately") is text
+    if "~" in seen and "~~" in text:  # strikethrough; a single tilde ("approximately") is text
         return None
-    if "'" in text and not _inside_words(text, "'"):
+    if "'" in seen and not _inside_words(text, "'"):
         return None
-    if ("[" in text or "]" in text) and _BRACKET_CONSTRUCT.search(text) is not None:
+    if ("[" in seen or "]" in seen) and _BRACKET_CONSTRUCT.search(text) is not None:
         return None
-    if "\n" in text:
+    if "\n" in seen:
         if _LINE_MARKER.search(text) is not None:
             return None
-        if "-" in text:
+        if "-" in seen:
             text = _JOIN.sub("", text)
         out = " ".join(text.split())
     else:
         out = " ".join(text.split()) if "  " in text else text.strip(" ")
-    if "--" in out or " -" in out or out[:1] in _MARKER_STARTS:
+    if ("-" in seen and ("--" in out or " -" in out)) or out[:1] in _MARKER_STARTS:
         return None
     return out
 
