@@ -182,6 +182,13 @@ def inside_compound(hay: str, hyphen: int, edge: str) -> bool:
             and is_spaced_word_char(hay[hyphen - 1]) and is_spaced_word_char(hay[hyphen + 1]))
 
 
+# What stands next to most quote edges in a document (a space, the full stop after a quoted
+# sentence): no word character, no hyphen. Next to one, without a bracket to check, the
+# word, compound and bracket rules of _left_ok and _right_ok pass without being asked; only
+# the rules on numbers are left.
+_PHRASE_EDGE = frozenset(" .,;:!?")
+
+
 def _left_ok(hay: str, pos: int, needle: str, bracket: bool = False) -> bool:
     """``needle`` may start at ``pos``: not inside a word or a number, nor right after the
     minus sign of a number; after a bracket only if no editorial insertion stands before it
@@ -189,12 +196,13 @@ def _left_ok(hay: str, pos: int, needle: str, bracket: bool = False) -> bool:
     if pos == 0:
         return True
     first, before = needle[0], hay[pos - 1]
-    if bracket and hay[pos - 2 if before == " " and pos >= 2 else pos - 1] == "]":
-        return False
-    if is_spaced_word_char(first) and is_spaced_word_char(before):
-        return False
-    if inside_compound(hay, pos - 1, first):
-        return False
+    if bracket or before not in _PHRASE_EDGE:  # else no word, compound or bracket rule bites
+        if bracket and hay[pos - 2 if before == " " and pos >= 2 else pos - 1] == "]":
+            return False
+        if is_spaced_word_char(first) and is_spaced_word_char(before):
+            return False
+        if inside_compound(hay, pos - 1, first):
+            return False
     if not first.isdigit():
         return True
     if before in ".," and pos >= 2 and hay[pos - 2].isdigit():
@@ -210,12 +218,13 @@ def _right_ok(hay: str, end: int, needle: str, bracket: bool = False) -> bool:
     if end >= len(hay):
         return True
     last, after = needle[-1], hay[end]
-    if bracket and (after == "[" or (after == " " and hay[end + 1:end + 2] == "[")):
-        return False
-    if is_spaced_word_char(last) and is_spaced_word_char(after):
-        return False
-    if inside_compound(hay, end, last):
-        return False
+    if bracket or after not in _PHRASE_EDGE:  # else no word, compound or bracket rule bites
+        if bracket and (after == "[" or (after == " " and hay[end + 1:end + 2] == "[")):
+            return False
+        if is_spaced_word_char(last) and is_spaced_word_char(after):
+            return False
+        if inside_compound(hay, end, last):
+            return False
     if last.isdigit():
         if after == "%":
             return False

@@ -45,7 +45,7 @@ from vcg_otel.gate.quote import (
     strip_edges,
 )
 from vcg_otel.gate.result import GateMatch, GateResult
-from vcg_otel.gate.search import Span, is_spaced_word_char
+from vcg_otel.gate.search import Span, _left_ok, _right_ok, inside_compound, is_spaced_word_char
 
 
 def test_other_spaces_are_every_whitespace_character_but_the_space() -> None:
@@ -434,3 +434,53 @@ def test_a_quote_parsed_after_its_cut_gets_the_parse_made_from_its_marks(text: s
     elif "\u2026" in text:
         cut_at_ellipses(text)
     assert parse_quote(text) == parse_marked(text, marks)
+
+
+def _left_ok_asking_every_rule(hay: str, pos: int, needle: str, bracket: bool) -> bool:
+    """search._left_ok as written before it skipped the word, compound and bracket rules
+    next to a phrase edge (a space, sentence punctuation)."""
+    if pos == 0:
+        return True
+    first, before = needle[0], hay[pos - 1]
+    if bracket and hay[pos - 2 if before == " " and pos >= 2 else pos - 1] == "]":
+        return False
+    if is_spaced_word_char(first) and is_spaced_word_char(before):
+        return False
+    if inside_compound(hay, pos - 1, first):
+        return False
+    if not first.isdigit():
+        return True
+    if before in ".," and pos >= 2 and hay[pos - 2].isdigit():
+        return False
+    return not (before == "-" and (pos < 2 or not is_spaced_word_char(hay[pos - 2])))
+
+
+def _right_ok_asking_every_rule(hay: str, end: int, needle: str, bracket: bool) -> bool:
+    if end >= len(hay):
+        return True
+    last, after = needle[-1], hay[end]
+    if bracket and (after == "[" or (after == " " and hay[end + 1:end + 2] == "[")):
+        return False
+    if is_spaced_word_char(last) and is_spaced_word_char(after):
+        return False
+    if inside_compound(hay, end, last):
+        return False
+    if last.isdigit():
+        if after == "%":
+            return False
+        if after in ".," and end + 1 < len(hay) and hay[end + 1].isdigit():
+            return False
+    return True
+
+
+@settings(max_examples=5000, deadline=None)
+@given(st.text(alphabet="a1-. ,;:!?%[]_\u4e00\u00e9", min_size=1, max_size=8),
+       st.text(alphabet="a1-. ,%[]\u4e00", min_size=1, max_size=3), st.integers(0, 8),
+       st.booleans())
+def test_quote_edges_next_to_a_phrase_edge_are_judged_as_by_every_rule(
+        hay: str, needle: str, at: int, bracket: bool) -> None:
+    at = min(at, len(hay))
+    assert _left_ok(hay, at, needle, bracket) == _left_ok_asking_every_rule(
+        hay, at, needle, bracket)
+    assert _right_ok(hay, at, needle, bracket) == _right_ok_asking_every_rule(
+        hay, at, needle, bracket)
