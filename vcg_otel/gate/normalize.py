@@ -606,9 +606,11 @@ _PLAIN = _SHORT_WAY_BYTES + (_QUOTATION_MARKS + _LOOKED_AT + "-").encode()
 _INERT = bytes(code for code in range(128) if code not in _PLAIN)
 
 
-def laid_out(folded: str) -> str | None:
+def laid_out(folded: str, dashes: bool = False) -> str | None:
     """What :func:`normalize` makes of a text whose fold (:func:`fold_chars`) is ``folded``,
     for prose that only the layout's whitespace rules change; ``None`` for any other text.
+    With ``dashes``, also for such prose on one line with dashes (``--``, a spaced hyphen),
+    which the layout stage itself then lays out (see the end).
 
     That is plain prose but for quotation marks around it, double quotation marks inside it,
     apostrophes inside words, square brackets that start no construct, single tildes, line
@@ -636,6 +638,14 @@ def laid_out(folded: str) -> str | None:
     characters left whether it has anything to look at, not the whole text (for any other
     text, ``seen`` is the text itself). A text holding none takes the only branch left for
     it: its spaces collapsed, unless a marker starts it.
+
+    Dashes on one line. The markup pass leaves them alone (a hyphen is markup only as a
+    line-start marker: refused at the start, and there is no line break), so the layout
+    stage is given the text laid out but for them: its spaces collapsed, which it would
+    collapse too, with the same dash forms (a dash match takes every space around it, and
+    what it becomes does not depend on how many). What it makes is the normalization, its
+    first character the text's own (no match starts at a character that is neither a space
+    nor a hyphen): no marker left to remove.
     """
     seen = (folded.encode().translate(None, _INERT).decode() if folded.isascii()
             else folded)
@@ -670,8 +680,12 @@ def laid_out(folded: str) -> str | None:
         out = " ".join(text.split())
     else:
         out = " ".join(text.split()) if "  " in text else text.strip(" ")
-    if ("-" in seen and ("--" in out or " -" in out)) or out[:1] in _MARKER_STARTS:
+    if out[:1] in _MARKER_STARTS:
         return None
+    if "-" in seen and ("--" in out or " -" in out):
+        if not dashes or "\n" in seen:
+            return None
+        return _stage_b(out, _UnitWriter(), True, True)
     return out
 
 
@@ -1006,7 +1020,7 @@ def normalize(text: str) -> str:
     if len(text) <= CHUNK_CHARS:
         mid = fold_chars(text)
         if mid is not None:
-            quick = laid_out(mid)
+            quick = laid_out(mid, dashes=True)
             if quick is not None:
                 return quick
             # Prose without markup skips the markup passes and the layout scan (see

@@ -234,6 +234,22 @@ def test_laid_out_is_normalize(text: str) -> None:
         assert out is None or out == _normalize(text)[0], text
 
 
+@settings(max_examples=3000, deadline=None)
+@given(_PROSE)
+def test_laid_out_with_dashes_is_normalize(text: str) -> None:
+    folded = fold_chars(text)
+    if folded is not None:
+        out = laid_out(folded, dashes=True)
+        assert out is None or out == _normalize(text)[0], text
+
+
+@pytest.mark.parametrize("text", ["a -- b", "a--b", "a---b", "a --- b", "a - b", "a -b",
+                                  "a- b", "a -- -- b", "a  --  b", "x \u2014 y", "\"a -- b\"",
+                                  "long-context -- especially", "a - -b", "a -- b -"])
+def test_dashes_on_one_line_are_laid_out_by_the_layout_stage(text: str) -> None:
+    assert laid_out(fold_chars(text) or "", dashes=True) == _normalize(text)[0]
+
+
 @pytest.mark.parametrize("text", [
     "\u201cQuoted whole.\u201d", "'Single quoted'", "NVIDIA's GPUs", "rock 'n' roll",
     "line\nbreak  and   spaces", "Proce-\ndural text", "Proce- \n dural", "a-\n-b horizon",
