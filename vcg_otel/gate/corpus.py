@@ -286,6 +286,15 @@ class Corpus:
             self._normalized[key] = hit
         return hit
 
+    def normalized_if_known(self, doc_id: str) -> NormalizedText | None:
+        """:meth:`normalized` of ``doc_id`` (a ``str``), ``None`` when the corpus has no such
+        document: ``doc_id in corpus`` and :meth:`normalized` in one look-up, for the gate's
+        fast path, which asks both of every quote's cited document."""
+        hit = self._normalized.get(doc_id)
+        if hit is None and doc_id in self._texts:
+            hit = self.normalized(doc_id)
+        return hit
+
     # -- search ------------------------------------------------------------------------------
 
     def find_in(

@@ -98,7 +98,10 @@ def fast_found(quote: str, cited: str | None, corpus: Corpus, budget: SearchBudg
     """The full gate's ``found`` answer for a quote in its cited document as written, or
     elided with marks other than bracketed insertions (:func:`found_marked`); ``None``
     (budget untouched) whenever the full path has to decide."""
-    if cited is None or cited not in corpus:
+    if cited is None:
+        return None
+    doc = corpus.normalized_if_known(cited)
+    if doc is None:
         return None
     # has_mark's own test, with the marks kept for the parse.
     if "(" in quote or "[" in quote or quote.count(".") > 2:
@@ -106,15 +109,14 @@ def fast_found(quote: str, cited: str | None, corpus: Corpus, budget: SearchBudg
         if marks:
             cut = cut_without_insertions(quote, marks)
             return (None if cut is None
-                    else found_marked(quote, cut, cited, corpus, budget, max_gap))
+                    else found_marked(quote, cut, cited, doc, budget, max_gap))
     elif "\u2026" in quote:
-        return found_marked(quote, cut_at_ellipses(quote), cited, corpus, budget, max_gap)
+        return found_marked(quote, cut_at_ellipses(quote), cited, doc, budget, max_gap)
     # No mark (has_mark's own test, above): kept for the full path should this quote not be
     # found here.
     needle = _kept_needle(quote)
     if needle is None:
         return None
-    doc = corpus.normalized(cited)
     used, next_look = budget.used, budget.next_look
     try:
         pos = find_whole(doc.text, needle, budget)
@@ -128,10 +130,10 @@ def fast_found(quote: str, cited: str | None, corpus: Corpus, budget: SearchBudg
                              False, ((start, end),), (cited,))
 
 
-def found_marked(quote: str, cut: Cut, cited: str, corpus: Corpus, budget: SearchBudget,
+def found_marked(quote: str, cut: Cut, cited: str, doc: NormalizedText, budget: SearchBudget,
                  max_gap: int = DEFAULT_MAX_GAP) -> GateMatch | None:
     """The full gate's ``found`` answer for a quote with editorial marks, none of them a
-    bracketed insertion, found in its cited document (``cited``, known to ``corpus``);
+    bracketed insertion, found in its cited document (``cited``, normalized ``doc``);
     ``None`` (budget untouched) otherwise. ``cut`` is ``quote``'s parse
     (:func:`~vcg_otel.gate.quote.cut_without_insertions`, or
     :func:`~vcg_otel.gate.quote.cut_at_ellipses` for a quote whose only marks are ellipsis
@@ -151,7 +153,6 @@ def found_marked(quote: str, cut: Cut, cited: str, corpus: Corpus, budget: Searc
     pieces, kept, needle = cut
     if not pieces:
         return None
-    doc = corpus.normalized(cited)
     if needle is None and (not kept or kept in doc.text):
         needle = needle_of(quote)
         if not needle:

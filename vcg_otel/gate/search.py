@@ -182,6 +182,13 @@ def inside_compound(hay: str, hyphen: int, edge: str) -> bool:
             and is_spaced_word_char(hay[hyphen - 1]) and is_spaced_word_char(hay[hyphen + 1]))
 
 
+# What stands next to most quote edges in a document (a space, the full stop after a quoted
+# sentence): no word character, no hyphen. Next to one, without a bracket to check, the
+# word, compound and bracket rules of _left_ok and _right_ok pass without being asked; only
+# the rules on numbers are left.
+_PHRASE_EDGE = frozenset(" .,;:!?")
+
+
 def _left_ok(hay: str, pos: int, needle: str, bracket: bool = False) -> bool:
     """``needle`` may start at ``pos``: not inside a word or a number, nor right after the
     minus sign of a number; after a bracket only if no editorial insertion stands before it
@@ -189,12 +196,13 @@ def _left_ok(hay: str, pos: int, needle: str, bracket: bool = False) -> bool:
     if pos == 0:
         return True
     first, before = needle[0], hay[pos - 1]
-    if bracket and hay[pos - 2 if before == " " and pos >= 2 else pos - 1] == "]":
-        return False
-    if is_spaced_word_char(first) and is_spaced_word_char(before):
-        return False
-    if inside_compound(hay, pos - 1, first):
-        return False
+    if bracket or before not in _PHRASE_EDGE:  # else no word, compound or bracket rule bites
+        if bracket and hay[pos - 2 if before == " " and pos >= 2 else pos - 1] == "]":
+            return False
+        if is_spaced_word_char(first) and is_spaced_word_char(before):
+            return False
+        if inside_compound(hay, pos - 1, first):
+            return False
     if not first.isdigit():
         return True
     if before in ".," and pos >= 2 and hay[pos - 2].isdigit():
@@ -210,12 +218,13 @@ def _right_ok(hay: str, end: int, needle: str, bracket: bool = False) -> bool:
     if end >= len(hay):
         return True
     last, after = needle[-1], hay[end]
-    if bracket and (after == "[" or (after == " " and hay[end + 1:end + 2] == "[")):
-        return False
-    if is_spaced_word_char(last) and is_spaced_word_char(after):
-        return False
-    if inside_compound(hay, end, last):
-        return False
+    if bracket or after not in _PHRASE_EDGE:  # else no word, compound or bracket rule bites
+        if bracket and (after == "[" or (after == " " and hay[end + 1:end + 2] == "[")):
+            return False
+        if is_spaced_word_char(last) and is_spaced_word_char(after):
+            return False
+        if inside_compound(hay, end, last):
+            return False
     if last.isdigit():
         if after == "%":
             return False
@@ -453,8 +462,8 @@ assert _BLOCK < _SCAN_CHARS
 
 
 def _chain_in_one_block(doc: NormalizedText, pieces: tuple[str, ...], gaps: tuple[bool, ...],
-                        max_gap: int, edges: tuple[bool, bool] = (False, False)
-                        ) -> tuple[Span | None, int]:
+                        max_gap: int, edges: tuple[bool, bool] = (False, False),
+                        misses_unsettled: bool = False) -> tuple[Span | None, int]:
     """:func:`_find_chain_stepwise`'s answer for a document of at most one block
     (:data:`_BLOCK` characters: most retrieved chunks), and the steps it spends to find it,
     counted instead of spent (:meth:`SearchBudget.settle`), without the pass object and its
@@ -467,12 +476,20 @@ def _chain_in_one_block(doc: NormalizedText, pieces: tuple[str, ...], gaps: tupl
     window to examine). The steps counted are those the pass spends: two per occurrence
     examined, and on the first gap that needs it the scan of the original for paragraph
     breaks, then four per gap mapped back to the original.
+
+    Only the pieces before the last keep their reachable occurrences (the chain is read back
+    from them); of the last, the first that passes is kept, and the others are examined and
+    counted as the pass examines them. With ``misses_unsettled`` (a caller that settles only
+    a span found: :func:`find_without_insertions`) the pieces are not looked up first: a miss's
+    steps are then not the pass's, but a chain found holds every piece, which the look-up
+    would have found at no charge.
     """
     hay = doc.text
     n = len(hay)
-    for piece in pieces:
-        if piece not in hay:
-            return None, 0
+    if not misses_unsettled:
+        for piece in pieces:
+            if piece not in hay:
+                return None, 0
     if len(pieces) == 1:
         pos, steps = _whole(hay, pieces[0], edges)
         end = pos + len(pieces[0])
@@ -493,8 +510,10 @@ def _chain_in_one_block(doc: NormalizedText, pieces: tuple[str, ...], gaps: tupl
             starts.append(pos)
             prev.append(pos + size)
         pos = hay.find(piece, pos + 1)
-    found_starts, found_preds = [starts], [[-1] * len(starts)]
+    kept_starts = [starts]  # per piece before the last: its reachable occurrences' starts
+    kept_preds: list[list[int]] = []  # per piece 1 .. last - 1: each one's predecessor
     last = len(pieces) - 1
+    found = pred = -1  # the first reachable occurrence of the last piece, its predecessor
     breaks: bool | None = None
     for k in range(1, last + 1):
         if not prev:
@@ -534,23 +553,29 @@ def _chain_in_one_block(doc: NormalizedText, pieces: tuple[str, ...], gaps: tupl
                                 steps += _BREAK_STEP
                                 ok = not _has_paragraph_break(doc, before, pos)
                         if ok:
-                            starts.append(pos)
-                            preds.append(j)
-                            ends.append(pos + size)
+                            if not at_end:
+                                starts.append(pos)
+                                preds.append(j)
+                                ends.append(pos + size)
+                            elif found == -1:
+                                found, pred = pos, j
                     pos = hay.find(piece, pos + 1, bound)
             cursor = w_hi + 1
-        found_starts.append(starts)
-        found_preds.append(preds)
-        prev = ends
-    if not prev:
+        if not at_end:
+            kept_starts.append(starts)
+            kept_preds.append(preds)
+            prev = ends
+    if found == -1:
         return None, steps
-    chain = [(0, 0)] * (last + 1)
-    j = 0
-    for k in range(last, -1, -1):
-        start = found_starts[k][j]
-        chain[k] = (start, start + len(pieces[k]))
-        j = found_preds[k][j]
-    return _span(chain[0][0], chain[-1][1], tuple(chain), True, ()), steps
+    chain = [(found, found + size)]
+    j = pred
+    for k in range(last - 1, -1, -1):
+        start = kept_starts[k][j]
+        chain.append((start, start + len(pieces[k])))
+        if k:
+            j = kept_preds[k - 1][j]
+    chain.reverse()
+    return _span(chain[0][0], found + size, tuple(chain), True, ()), steps
 
 
 def find_without_insertions(doc: NormalizedText, needle: str | None, pieces: tuple[str, ...],
@@ -566,8 +591,9 @@ def find_without_insertions(doc: NormalizedText, needle: str | None, pieces: tup
     absent from ``doc``: its search examines no occurrence and costs its scan alone.
 
     In a document of one block the steps of both readings are counted and settled once
-    (:meth:`SearchBudget.settle`). Its scans charge nothing: the chain's look-up of each
-    piece first (:func:`_chain_in_one_block`) costs no step there.
+    (:meth:`SearchBudget.settle`). Its scans charge nothing, and only a span found is
+    settled: the chain's look-up of each piece first (:func:`_chain_in_one_block`), which
+    costs no step there and finds every piece of a chain found, is not made.
 
     Raises:
         SearchLimitReached: ``budget`` ran out.
@@ -588,7 +614,8 @@ def find_without_insertions(doc: NormalizedText, needle: str | None, pieces: tup
                 end = pos + len(pieces[0])
                 span = None if pos == -1 else _span(pos, end, ((pos, end),), True, ())
             else:
-                span, chained = _chain_in_one_block(doc, pieces, (), max_gap, _NO_EDGES)
+                span, chained = _chain_in_one_block(doc, pieces, (), max_gap, _NO_EDGES,
+                                                    misses_unsettled=True)
             steps += chained
         if span is None:
             return None

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from vcg_otel.gate.fast import located_match
 from vcg_otel.gate.normalize import (
+    _JOIN,
     _OTHER_SPACES,
     _SHORT_WAY_BYTES,
     _SHORT_WAY_CHAR,
@@ -44,13 +45,23 @@ from vcg_otel.gate.quote import (
     strip_edges,
 )
 from vcg_otel.gate.result import GateMatch, GateResult
-from vcg_otel.gate.search import Span, is_spaced_word_char
+from vcg_otel.gate.search import Span, _left_ok, _right_ok, inside_compound, is_spaced_word_char
 
 
 def test_other_spaces_are_every_whitespace_character_but_the_space() -> None:
     spaces = {chr(c) for c in range(sys.maxunicode + 1) if chr(c).isspace()}
     regex = {chr(c) for c in range(sys.maxunicode + 1) if re.match(r"\s", chr(c))}
     assert set(_OTHER_SPACES) == spaces - {" "} == regex - {" "}
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.text(alphabet="ab1_-\n \t\u00e9\u4e00.", max_size=24))
+def test_the_join_starting_at_its_hyphen_is_the_join_with_the_word_character_first(
+        text: str) -> None:
+    # _JOIN starts with its literal hyphen (the engine skips to hyphens); written with the
+    # word character before it first, it is the same rule.
+    before = re.compile(r"(?<=\w)- *\n *(?=\w)")
+    assert [m.span() for m in _JOIN.finditer(text)] == [m.span() for m in before.finditer(text)]
 
 
 def test_the_short_way_bytes_are_its_ascii_characters() -> None:
@@ -210,7 +221,7 @@ _PROSE = st.lists(st.one_of(
                      "[", "]", "[^", "]:", "](", "[1",
                      "'", "\"", "\u201c", "\u201d", "\u2018", "\u2019", "'s", "s'", "#", "*", "_",
                      ".", ",", "--", "\t", "\r\n", "\u00a0", "\u00ad", "<b>", "&amp;", "|",
-                     "\ufb01", "\u2014"]),
+                     "\ufb01", "\u2014", "~", "~~", "\"\""]),
     st.text(alphabet="ab1 -\n'\"#", max_size=4)), max_size=14).map("".join)
 
 
@@ -223,6 +234,22 @@ def test_laid_out_is_normalize(text: str) -> None:
         assert out is None or out == _normalize(text)[0], text
 
 
+@settings(max_examples=3000, deadline=None)
+@given(_PROSE)
+def test_laid_out_with_dashes_is_normalize(text: str) -> None:
+    folded = fold_chars(text)
+    if folded is not None:
+        out = laid_out(folded, dashes=True)
+        assert out is None or out == _normalize(text)[0], text
+
+
+@pytest.mark.parametrize("text", ["a -- b", "a--b", "a---b", "a --- b", "a - b", "a -b",
+                                  "a- b", "a -- -- b", "a  --  b", "x \u2014 y", "\"a -- b\"",
+                                  "long-context -- especially", "a - -b", "a -- b -"])
+def test_dashes_on_one_line_are_laid_out_by_the_layout_stage(text: str) -> None:
+    assert laid_out(fold_chars(text) or "", dashes=True) == _normalize(text)[0]
+
+
 @pytest.mark.parametrize("text", [
     "\u201cQuoted whole.\u201d", "'Single quoted'", "NVIDIA's GPUs", "rock 'n' roll",
     "line\nbreak  and   spaces", "Proce-\ndural text", "Proce- \n dural", "a-\n-b horizon",
@@ -233,7 +260,10 @@ def test_laid_out_is_normalize(text: str) -> None:
     "text]: y", "[a][b]", "\n[x]", "  ", "", "see[1] here", "word[^1] text", "a[2,3]. b",
     "# heading", "> quoted", "+ item", "= rule", "a + b  >  c", "x = y # z", "  + lead",
     "plain prose.",
-    "two  spaces", " edges ", "=", "1 + 1 = 2"])
+    "two  spaces", " edges ", "=", "1 + 1 = 2",
+    'the "doer effect" suggests', 'said "no"', 'a 12" b', 'a"\'b', "it'\"s", 'x "\n# y',
+    'a ""b"" c', 'x"-"y', "on ~1m-parameter models", "a ~~gone~~ b", 'a ~"~ b', '~"x',
+    '"[1]"', 'x "[^1] y', 'a]"(b)'])
 def test_laid_out_is_normalize_or_none_on_the_edge_cases(text: str) -> None:
     folded = fold_chars(text)
     assert folded is not None
@@ -243,7 +273,8 @@ def test_laid_out_is_normalize_or_none_on_the_edge_cases(text: str) -> None:
 
 @pytest.mark.parametrize("text", ["\u201cQuoted whole.\u201d", "NVIDIA's GPUs", "[U]seful",
                                   "line\nbreak  and   spaces", "Proce-\ndural text",
-                                  "useful [sic] text"])
+                                  "useful [sic] text", 'the "doer effect" suggests',
+                                  "on ~1m-parameter models"])
 def test_common_laid_out_quotes_take_the_short_way(text: str) -> None:
     assert laid_out(fold_chars(text) or "") == _normalize(text)[0]
 
@@ -419,3 +450,53 @@ def test_a_quote_parsed_after_its_cut_gets_the_parse_made_from_its_marks(text: s
     elif "\u2026" in text:
         cut_at_ellipses(text)
     assert parse_quote(text) == parse_marked(text, marks)
+
+
+def _left_ok_asking_every_rule(hay: str, pos: int, needle: str, bracket: bool) -> bool:
+    """search._left_ok as written before it skipped the word, compound and bracket rules
+    next to a phrase edge (a space, sentence punctuation)."""
+    if pos == 0:
+        return True
+    first, before = needle[0], hay[pos - 1]
+    if bracket and hay[pos - 2 if before == " " and pos >= 2 else pos - 1] == "]":
+        return False
+    if is_spaced_word_char(first) and is_spaced_word_char(before):
+        return False
+    if inside_compound(hay, pos - 1, first):
+        return False
+    if not first.isdigit():
+        return True
+    if before in ".," and pos >= 2 and hay[pos - 2].isdigit():
+        return False
+    return not (before == "-" and (pos < 2 or not is_spaced_word_char(hay[pos - 2])))
+
+
+def _right_ok_asking_every_rule(hay: str, end: int, needle: str, bracket: bool) -> bool:
+    if end >= len(hay):
+        return True
+    last, after = needle[-1], hay[end]
+    if bracket and (after == "[" or (after == " " and hay[end + 1:end + 2] == "[")):
+        return False
+    if is_spaced_word_char(last) and is_spaced_word_char(after):
+        return False
+    if inside_compound(hay, end, last):
+        return False
+    if last.isdigit():
+        if after == "%":
+            return False
+        if after in ".," and end + 1 < len(hay) and hay[end + 1].isdigit():
+            return False
+    return True
+
+
+@settings(max_examples=5000, deadline=None)
+@given(st.text(alphabet="a1-. ,;:!?%[]_\u4e00\u00e9", min_size=1, max_size=8),
+       st.text(alphabet="a1-. ,%[]\u4e00", min_size=1, max_size=3), st.integers(0, 8),
+       st.booleans())
+def test_quote_edges_next_to_a_phrase_edge_are_judged_as_by_every_rule(
+        hay: str, needle: str, at: int, bracket: bool) -> None:
+    at = min(at, len(hay))
+    assert _left_ok(hay, at, needle, bracket) == _left_ok_asking_every_rule(
+        hay, at, needle, bracket)
+    assert _right_ok(hay, at, needle, bracket) == _right_ok_asking_every_rule(
+        hay, at, needle, bracket)
