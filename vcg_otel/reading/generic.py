@@ -51,7 +51,7 @@ from __future__ import annotations
 
 import inspect
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from .. import markers
@@ -114,11 +114,13 @@ class _Walk:
 # --- citations -------------------------------------------------------------------------------
 
 
-def _generic(item: Any) -> Citation | None:
+def _generic(item: Any, read: Callable[[str], Any]) -> Citation | None:
+    """One citation of ``item`` (read through ``read``, its :func:`reader`), else ``None``."""
     if isinstance(item, Citation):
         return item
-    read = reader(item)
-    quote = text_of(read("quote"))
+    quote = read("quote")
+    if not isinstance(quote, str):  # text_of, inline: this runs once per citation
+        quote = None
     raw = None
     for key in _DOC_KEYS:
         raw = read(key)
@@ -130,9 +132,12 @@ def _generic(item: Any) -> Citation | None:
     if start is not None or end is not None:  # most citations have no offsets: no call then
         start, end = integer(start), integer(end)
     chunk_pair = None
-    if is_list(chunk) and len(chunk) == 2 and all(integer(x) is not None for x in chunk):
+    if chunk is not None and is_list(chunk) and len(chunk) == 2 and all(
+            integer(x) is not None for x in chunk):
         chunk_pair = (chunk[0], chunk[1])
-    claim = text_of(read("claim")) or ""
+    claim = read("claim")
+    if not isinstance(claim, str) or not claim:
+        claim = ""
     return plain_citation(claim, None if raw is None else document_id(raw), quote, start, end,
                           chunk_pair)
 
@@ -152,12 +157,9 @@ def _anthropic(block_text: str, item: Any) -> Citation | None:
     return Citation(block_text, doc, quote, start, end)
 
 
-def _cohere(item: Any) -> list[Citation] | None:
-    """One citation per source of a Cohere span (``None``: not a Cohere citation)."""
-    sources = get(item, "sources")
-    ids = get(item, "document_ids")
-    if sources is None and ids is None:
-        return None
+def _cohere(item: Any, sources: Any, ids: Any) -> list[Citation]:
+    """One citation per source of a Cohere span (``item``, whose ``sources`` and
+    ``document_ids`` were read, not both ``None``)."""
     listed = sources if is_list(sources) else ids if is_list(ids) else ()
     if not charge(len(listed)):  # each source is read: the walk pays for it
         return []
@@ -285,10 +287,11 @@ def citations_from_item(item: Any, depth: int = 0) -> list[Citation]:
     per source for a Cohere span citing several."""
     if isinstance(item, _NOT_ITEMS):
         return []
-    cohere = _cohere(item)
-    if cohere is not None:
-        return cohere
-    single = _generic(item)
+    read = reader(item)
+    sources, ids = read("sources"), read("document_ids")
+    if sources is not None or ids is not None:
+        return _cohere(item, sources, ids)
+    single = _generic(item, read)
     return [single] if single is not None else []
 
 
@@ -350,7 +353,7 @@ def _citations(result: Any, walk: _Walk, depth: int) -> list[Citation]:
         return _openai_annotations(text, annotations)
     if isinstance(content, str):
         return _inline(content, walk)
-    single = _generic(result)
+    single = _generic(result, reader(result))
     return [single] if single is not None else []
 
 
