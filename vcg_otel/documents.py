@@ -63,7 +63,7 @@ from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, fields
 from functools import lru_cache
 from itertools import repeat
-from operator import attrgetter
+from operator import attrgetter, is_
 from typing import Any
 
 from ._frozen import slot_builder
@@ -262,7 +262,17 @@ def _located_chunks(obj: Any, id_keys: Sequence[str],
         yield from walk.walk(obj, 0)
 
 
-def _id_text_chunks(obj: Any, budget: Budget) -> list[_Located] | None:
+# A plain dict's chunk as :meth:`DocumentSet.from_sources` adds it: the entry, and the key
+# that keeps the same chunk found twice once.
+_Plain = tuple[_Entry, tuple[str, tuple[tuple[str, str], ...]]]
+# The plain dict of id to text read last, as its keys then its values (exact ``str`` all), and
+# its chunks: the same documents passed again (the usual ``documents`` argument of an app whose
+# retrieval repeats) are not read into chunks again, and their entries, the very same objects,
+# find the set built from them at once (:class:`_BuiltSets`).
+_last_plain: tuple[list[str], list[_Plain]] | None = None
+
+
+def _id_text_chunks(obj: Any, budget: Budget) -> list[_Plain] | None:
     """The chunks of ``obj`` when it is a plain ``dict`` of id to text (the usual
     ``documents`` argument): exactly what :func:`_located_chunks` yields for it, with the same
     charges to ``budget``, made as one list instead of passed up three generators a chunk.
@@ -273,16 +283,32 @@ def _id_text_chunks(obj: Any, budget: Budget) -> list[_Located] | None:
     when every value is a ``str`` and no key says it is no document; a budget that runs out
     leaves nothing read (the walk would then look at the dict's keys for nested documents and
     find only strings). A plain dict reads no attribute, so the walk's charging of attribute
-    reads has nothing to charge."""
-    if (type(obj) is not dict or not obj or not all(map(isinstance, obj.values(), repeat(str)))
+    reads has nothing to charge.
+
+    The dict read last is remembered by content (:data:`_last_plain`): the same keys and
+    texts, each the same object or an equal exact ``str`` (never a subclass, which may compare
+    as it likes), are the same chunks."""
+    global _last_plain
+    if type(obj) is not dict or not obj:
+        return None
+    flat = [*obj, *obj.values()]
+    last = _last_plain
+    if last is not None and len(last[0]) == len(flat) and (
+            all(map(is_, flat, last[0]))
+            or (all(map(is_, map(type, flat), repeat(str))) and flat == last[0])):
+        return last[1] if budget.take() and budget.take(len(obj)) else []
+    if (not all(map(isinstance, obj.values(), repeat(str)))
             or not _NOT_DOCUMENTS.isdisjoint(obj)):
         return None
     if not (budget.take() and budget.take(len(obj))):
         return []
-    chunks: list[_Located] = []
+    chunks: list[_Plain] = []
     for k, v in obj.items():
         ident = _str_ident(k) if type(k) is str else _ident(k)
-        chunks.append((v, None, [] if ident is None else [(ident, "id")], None))
+        names = () if ident is None else ((ident, "id"),)
+        chunks.append(((v, None, names, None), (v, names)))
+    if all(map(is_, map(type, flat), repeat(str))):
+        _last_plain = (flat, chunks)
     return chunks
 
 
@@ -520,8 +546,13 @@ class DocumentSet(Corpus):
                 entries.extend((source.text(key), None, ((key, "id"),), None) for key in source)
                 continue
             plain = _id_text_chunks(source, budget)
-            for text, position, names, locus in (
-                    plain if plain is not None else _located_chunks(source, id_keys, budget)):
+            if plain is not None:
+                for entry, ident in plain:
+                    if ident not in seen:
+                        seen.add(ident)
+                        entries.append(entry)
+                continue
+            for text, position, names, locus in _located_chunks(source, id_keys, budget):
                 named = tuple(names)
                 ident = (text, named if _only_ids(named) else
                          tuple([n for n in named if n[1] == "id"]))
@@ -534,13 +565,17 @@ class DocumentSet(Corpus):
     @classmethod
     def _built(cls, entries: list[_Entry], position_base: int | None) -> DocumentSet:
         """The set of ``entries`` (added in order), from :data:`_built_sets` when it was built
-        recently."""
+        recently (its last one when the very same entries made it: :class:`_BuiltSets`)."""
+        recent = _built_sets.recent(cls, position_base, entries)
+        if recent is not None:
+            return recent._fork()
         key = None
         if _cacheable(entries, position_base):
             key = ContentKey((cls, position_base, tuple([(p, n, c) for _, p, n, c in entries])),
                              tuple([t for t, _, _, _ in entries]))
             original = _built_sets.get(key)
             if original is not None:
+                _built_sets.remember(cls, position_base, entries, key, original)
                 return original._fork()
         made = cls(position_base=position_base)
         for text, position, names, locus in entries:
@@ -548,6 +583,7 @@ class DocumentSet(Corpus):
         if key is None:
             return made
         _built_sets.put(key, made)  # kept unchanged as the original: callers get forks
+        _built_sets.remember(cls, position_base, entries, key, made)
         return made._fork()
 
     # -- building ------------------------------------------------------------------------------
@@ -832,7 +868,42 @@ def _unique(keys: list[str]) -> tuple[str, ...]:
 #: The most cited identifiers a document set remembers the resolution of.
 _MAX_RESOLUTIONS = 1024
 
+class _BuiltSets(BoundedLRU[ContentKey, "DocumentSet"]):
+    """:data:`_built_sets`: the LRU, and which of its sets :meth:`DocumentSet._built` returned
+    last, and for which entries. Entries that are the very same objects as the last ones (a
+    plain dict read again: :func:`_id_text_chunks`) are the same set, found without making and
+    hashing a key: they are tuples of immutable values, kept alive here, so the same objects
+    cannot have changed. Only a set the LRU still holds is served (and made its most recent,
+    as a hit there is); one dropped since is forgotten here when next asked for."""
+
+    _last: tuple[type[DocumentSet], int | None, list[_Entry], ContentKey, DocumentSet] | None
+    _last = None
+
+    def recent(self, cls: type[DocumentSet], position_base: int | None,
+               entries: list[_Entry]) -> DocumentSet | None:
+        """The original of the set last returned, when it is of the very same ``entries``."""
+        last = self._last
+        if (last is None or last[0] is not cls or last[1] is not position_base
+                or len(last[2]) != len(entries) or not all(map(is_, entries, last[2]))):
+            return None
+        with self._lock:
+            if self._items.get(last[3]) is not last[4]:  # dropped since: built again
+                self._last = None
+                return None
+            self._items.move_to_end(last[3])
+        return last[4]
+
+    def remember(self, cls: type[DocumentSet], position_base: int | None,
+                 entries: list[_Entry], key: ContentKey, original: DocumentSet) -> None:
+        """Note the set returned for ``entries`` (``key`` its key in the LRU)."""
+        self._last = (cls, position_base, entries, key, original)
+
+    def clear(self) -> None:
+        self._last = None
+        super().clear()
+
+
 #: Document sets built recently, by their chunks (:meth:`DocumentSet.from_sources`): an app
 #: that retrieves the same documents again (or passes the same dict on every call) gets them
 #: resolved and normalized already. The keys hold the texts, so the bound is on characters.
-_built_sets: BoundedLRU[ContentKey, DocumentSet] = BoundedLRU(16, 4_000_000, ContentKey.size)
+_built_sets = _BuiltSets(16, 4_000_000, ContentKey.size)
