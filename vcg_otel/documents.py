@@ -255,11 +255,13 @@ def find_chunks(obj: Any, id_keys: Sequence[str] = (),
 
 
 def _located_chunks(obj: Any, id_keys: Sequence[str],
-                    budget: Budget | None) -> Iterator[_Located]:
-    """:func:`find_chunks`, with each chunk's :class:`~vcg_otel.stitch.Locus`."""
+                    budget: Budget | None) -> list[_Located]:
+    """:func:`find_chunks`, with each chunk's :class:`~vcg_otel.stitch.Locus`: the whole walk,
+    made at once (within ``budget``)."""
     walk = _Walker(tuple(id_keys), budget if budget is not None else Budget())
     with charging(walk.budget):  # attribute reads of app objects are charged to it
-        yield from walk.walk(obj, 0)
+        walk.walk(obj, 0)
+    return walk.out
 
 
 # A plain dict's chunk as :meth:`DocumentSet.from_sources` adds it: the entry, and the key
@@ -318,13 +320,21 @@ def _only_ids(names: tuple[tuple[str, str], ...]) -> bool:
     return not names or (len(names) == 1 and names[0][1] == "id")
 
 
+# Where documents are looked for under a mapping or object, in order.
+_INNER_KEYS = (*DOCUMENT_KEYS, *_NESTED_KEYS)
+
+
 class _Walker:
-    __slots__ = ("budget", "id_keys", "seen")
+    """One walk of :func:`_located_chunks`: the chunks found (:attr:`out`, in order), made by
+    plain calls that append to one list (a chunk is not passed up a generator per level)."""
+
+    __slots__ = ("budget", "id_keys", "out", "seen")
 
     def __init__(self, id_keys: tuple[str, ...], budget: Budget) -> None:
         self.id_keys = id_keys
         self.budget = budget
         self.seen: dict[int, Any] = {}  # kept alive: an id is never reused during the walk
+        self.out: list[_Located] = []
 
     def enter(self, obj: Any) -> bool:
         if id(obj) in self.seen or not self.budget.take():
@@ -332,52 +342,53 @@ class _Walker:
         self.seen[id(obj)] = obj
         return True
 
-    def walk(self, obj: Any, depth: int) -> Iterator[_Located]:
+    def walk(self, obj: Any, depth: int) -> None:
         if depth > _MAX_DEPTH or obj is None or isinstance(obj, (str, bytes, int, float)):
             return
         if not self.enter(obj):
             return
-        if isinstance(obj, Mapping):
-            yield from self._mapping(obj, depth)
+        if type(obj) is dict or isinstance(obj, Mapping):
+            self._mapping(obj, depth)
         elif isinstance(obj, (list, tuple)):
-            yield from self._sequence(obj, depth)
+            self._sequence(obj, depth)
         else:
-            yield from self._object(obj, depth)
+            self._object(obj, depth)
 
-    def _mapping(self, obj: Mapping[Any, Any], depth: int) -> Iterator[_Located]:
+    def _mapping(self, obj: Mapping[Any, Any], depth: int) -> None:
         if (obj and self.budget.take(len(obj)) and all(map(isinstance, obj.values(), repeat(str)))
                 and not _NOT_DOCUMENTS.intersection(obj)):
+            out = self.out
             for k, v in obj.items():
                 ident = _str_ident(k) if type(k) is str else _ident(k)
-                yield v, None, [] if ident is None else [(ident, "id")], None
+                out.append((v, None, [] if ident is None else [(ident, "id")], None))
             return
-        for key in (*DOCUMENT_KEYS, *_NESTED_KEYS):
+        for key in _INNER_KEYS:
             if key in obj:
-                yield from self.walk(obj[key], depth + 1)
+                self.walk(obj[key], depth + 1)
         for value in obj.values():  # Haystack pipeline outputs: {component: {socket: value}}
-            if isinstance(value, Mapping):
-                yield from self.walk(value, depth + 1)
+            if type(value) is dict or isinstance(value, Mapping):
+                self.walk(value, depth + 1)
 
-    def _sequence(self, obj: Sequence[Any], depth: int) -> Iterator[_Located]:
+    def _sequence(self, obj: Sequence[Any], depth: int) -> None:
         for position, item in enumerate(obj):
             if not self.budget.take():
                 return
             found = _chunk_of(item, self.id_keys)
             if found is not None:
-                yield found[0], position, found[1], found[2]
+                self.out.append((found[0], position, found[1], found[2]))
             elif not isinstance(item, str):
-                yield from self.walk(item, depth + 1)  # e.g. a list of GeneratedAnswer
+                self.walk(item, depth + 1)  # e.g. a list of GeneratedAnswer
 
-    def _object(self, obj: Any, depth: int) -> Iterator[_Located]:
+    def _object(self, obj: Any, depth: int) -> None:
         if doc_text(obj) is not None and (get(obj, "id") is not None or _metadata(obj)):
             found = _chunk_of(obj, self.id_keys)  # a single document returned on its own
             if found is not None:
-                yield found[0], 0, found[1], found[2]
+                self.out.append((found[0], 0, found[1], found[2]))
                 return
-        for key in (*DOCUMENT_KEYS, *_NESTED_KEYS):
+        for key in _INNER_KEYS:
             inner = get(obj, key)
             if inner is not None and inner is not obj:
-                yield from self.walk(inner, depth + 1)
+                self.walk(inner, depth + 1)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
