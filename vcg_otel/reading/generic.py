@@ -285,7 +285,7 @@ def _content_blocks(blocks: Iterable[Any], walk: _Walk, depth: int) -> list[Cita
 def citations_from_item(item: Any, depth: int = 0) -> list[Citation]:
     """The citations of one item of a citations list (``[]`` if unrecognised): one, or one
     per source for a Cohere span citing several."""
-    if isinstance(item, _NOT_ITEMS):
+    if type(item) is not dict and isinstance(item, _NOT_ITEMS):  # most items are dicts
         return []
     read = reader(item)
     sources, ids = read("sources"), read("document_ids")
@@ -305,8 +305,9 @@ def _listed(items: Iterable[Any], walk: _Walk, depth: int) -> list[Citation]:
     """The items of a ``citations`` list, one citation per recognised item, in order (the
     same item twice is two citations: enforce mode keeps or drops each by position)."""
     out: list[Citation] = []
+    take = walk.budget.take
     for item in items:
-        if not walk.budget.take():
+        if not take():
             break
         out.extend(citations_from_item(item, depth))
     return out

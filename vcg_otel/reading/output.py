@@ -30,6 +30,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
+from .._frozen import slot_builder
 from ..citation import Citation
 from ..documents import DocumentSet
 from ..otel import semconv
@@ -76,6 +77,10 @@ class Completeness:
     def limit(self) -> str | None:
         """The first limit hit, citations first (``None`` when complete)."""
         return self.citations_cut or self.documents_cut
+
+
+# Completeness(...) at the cost of plain slot stores (one per reading of every audited call).
+_completeness = slot_builder(Completeness)
 
 
 class Reading(NamedTuple):
@@ -171,8 +176,8 @@ def read_output(result: Any, args: Sequence[Any] = (), kwargs: Mapping[str, Any]
     if found is not None and cited:
         cited = _names(cited, found, docs)
     documents_cut = doc_budget.exhausted or (None if doc_budget.complete else "unreadable")
-    return Reading(cited, docs, Completeness(budget.exhausted, documents_cut,
-                                             found.format if found is not None else None))
+    return Reading(cited, docs, _completeness(budget.exhausted, documents_cut,
+                                              found.format if found is not None else None))
 
 
 def _document_set(sources: list[Any], id_keys: Sequence[str], base: int | None,

@@ -46,9 +46,10 @@ _UNRECOGNISED = (*_SCALARS, list, tuple)  # no reader's shape is one of these
 
 def recognise(result: Any, arguments: Mapping[str, Any], depth: int = 0) -> Found | None:
     """The first format that recognises ``result`` (or what it wraps), else ``None``."""
-    if isinstance(result, _UNRECOGNISED) or not charge(1):
+    plain = type(result) is dict  # most results: told without the abstract-class checks
+    if (not plain and isinstance(result, _UNRECOGNISED)) or not charge(1):
         return None
-    present = result.keys() if isinstance(result, Mapping) else None
+    present = result.keys() if plain or isinstance(result, Mapping) else None
     for reader in FORMATS:
         if present is not None and present.isdisjoint(reader.keys):
             continue  # a plain mapping: only the readers whose keys it has look at it
