@@ -264,21 +264,24 @@ def _located_chunks(obj: Any, id_keys: Sequence[str],
     return walk.out
 
 
-# A plain dict's chunk as :meth:`DocumentSet.from_sources` adds it: the entry, and the key
-# that keeps the same chunk found twice once.
-_Plain = tuple[_Entry, tuple[str, tuple[tuple[str, str], ...]]]
+# The key that keeps the same chunk found twice once (:meth:`DocumentSet.from_sources`).
+_Seen = tuple[str, tuple[tuple[str, str], ...]]
+# A plain dict's chunks: its entries, each chunk once, and their keys.
+_Plain = tuple[list[_Entry], frozenset[_Seen]]
+_NOTHING: _Plain = ([], frozenset())
 # The plain dict of id to text read last, as its keys then its values (exact ``str`` all), and
 # its chunks: the same documents passed again (the usual ``documents`` argument of an app whose
 # retrieval repeats) are not read into chunks again, and their entries, the very same objects,
 # find the set built from them at once (:class:`_BuiltSets`).
-_last_plain: tuple[list[str], list[_Plain]] | None = None
+_last_plain: tuple[list[str], _Plain] | None = None
 
 
-def _id_text_chunks(obj: Any, budget: Budget) -> list[_Plain] | None:
+def _id_text_chunks(obj: Any, budget: Budget) -> _Plain | None:
     """The chunks of ``obj`` when it is a plain ``dict`` of id to text (the usual
     ``documents`` argument): exactly what :func:`_located_chunks` yields for it, with the same
-    charges to ``budget``, made as one list instead of passed up three generators a chunk.
-    ``None`` for any other object (the walk reads it).
+    charges to ``budget``, each chunk once (the same text under the same name twice: ids
+    that are the same once stripped) and with its key in :meth:`DocumentSet.from_sources`'s
+    ``seen``. ``None`` for any other object (the walk reads it). Shared: never changed.
 
     The walk's own conditions, in its order: a new walker has seen nothing, so it takes one
     node for the dict, then one per item, and reads the items as ``(text, None, [(id, "id")])``
@@ -298,17 +301,21 @@ def _id_text_chunks(obj: Any, budget: Budget) -> list[_Plain] | None:
     if last is not None and len(last[0]) == len(flat) and (
             all(map(is_, flat, last[0]))
             or (all(map(is_, map(type, flat), repeat(str))) and flat == last[0])):
-        return last[1] if budget.take() and budget.take(len(obj)) else []
+        return last[1] if budget.take() and budget.take(len(obj)) else _NOTHING
     if (not all(map(isinstance, obj.values(), repeat(str)))
             or not _NOT_DOCUMENTS.isdisjoint(obj)):
         return None
     if not (budget.take() and budget.take(len(obj))):
-        return []
-    chunks: list[_Plain] = []
+        return _NOTHING
+    entries: list[_Entry] = []
+    seen: set[_Seen] = set()
     for k, v in obj.items():
         ident = _str_ident(k) if type(k) is str else _ident(k)
         names = () if ident is None else ((ident, "id"),)
-        chunks.append(((v, None, names, None), (v, names)))
+        if (v, names) not in seen:
+            seen.add((v, names))
+            entries.append((v, None, names, None))
+    chunks = (entries, frozenset(seen))
     if all(map(is_, map(type, flat), repeat(str))):
         _last_plain = (flat, chunks)
     return chunks
@@ -558,9 +565,13 @@ class DocumentSet(Corpus):
                 continue
             plain = _id_text_chunks(source, budget)
             if plain is not None:
-                for entry, ident in plain:
-                    if ident not in seen:
-                        seen.add(ident)
+                if not seen:  # the first chunks read: all of them (their keys hashed already)
+                    entries.extend(plain[0])
+                    seen.update(plain[1])
+                    continue
+                for entry in plain[0]:
+                    if (entry[0], entry[2]) not in seen:
+                        seen.add((entry[0], entry[2]))
                         entries.append(entry)
                 continue
             for text, position, names, locus in _located_chunks(source, id_keys, budget):
