@@ -123,8 +123,9 @@ def _sources(result: Any, arguments: Mapping[str, Any], found: Found | None,
     if found is not None and found.documents:
         sources.append(found.documents)
     consumed = found.consumed if found is not None else frozenset()
-    sources.extend(arguments[n] for n in DOCUMENT_ARGUMENTS
-                   if n in arguments and n not in consumed)
+    for n in DOCUMENT_ARGUMENTS:
+        if n in arguments and n not in consumed:
+            sources.append(arguments[n])
     if found is None or found.result_documents:
         sources.append(result)
     sources.extend(shared)
@@ -184,10 +185,12 @@ def _document_set(sources: list[Any], id_keys: Sequence[str], base: int | None,
                   budget: Budget) -> DocumentSet:
     """The documents of ``sources``; one shared set with nothing else to add (the CLI's
     ``--docs`` for a record with no documents of its own) is used as it is, not rebuilt."""
-    present = [s for s in sources if s is not None]
-    sets = [s for s in present if isinstance(s, DocumentSet)]
-    own = DocumentSet.from_sources(*(s for s in present if not isinstance(s, DocumentSet)),
-                                   id_keys=id_keys, position_base=base, budget=budget)
+    present: list[Any] = []
+    sets: list[DocumentSet] = []
+    for s in sources:
+        if s is not None:
+            (sets if isinstance(s, DocumentSet) else present).append(s)
+    own = DocumentSet.from_sources(*present, id_keys=id_keys, position_base=base, budget=budget)
     if not sets:
         return own
     if not len(own) and len(sets) == 1 and sets[0].position_base == base:
