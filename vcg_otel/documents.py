@@ -248,7 +248,8 @@ def find_chunks(obj: Any, id_keys: Sequence[str] = (),
     Haystack's ``{component: {socket: value}}`` pipeline outputs). Nothing framework-specific
     is imported: everything is duck-typed. The work is bounded by ``budget`` (extraction's
     :class:`~vcg_otel.reading.walk.Budget`: a node per container and item; each container is
-    visited once); when it runs out the walk stops and keeps what it found.
+    visited once); when it runs out the walk stops and keeps what it found. The walk is made
+    whole before the first document is yielded.
     """
     for text, position, names, _ in _located_chunks(obj, id_keys, budget):
         yield text, position, names
@@ -267,8 +268,8 @@ def _located_chunks(obj: Any, id_keys: Sequence[str],
 # The key that keeps the same chunk found twice once (:meth:`DocumentSet.from_sources`).
 _Seen = tuple[str, tuple[tuple[str, str], ...]]
 # A plain dict's chunks: its entries, each chunk once, and their keys.
-_Plain = tuple[list[_Entry], frozenset[_Seen]]
-_NOTHING: _Plain = ([], frozenset())
+_Plain = tuple[Sequence[_Entry], frozenset[_Seen]]
+_NOTHING: _Plain = ((), frozenset())
 # The plain dict of id to text read last, as its keys then its values (exact ``str`` all), and
 # its chunks: the same documents passed again (the usual ``documents`` argument of an app whose
 # retrieval repeats) are not read into chunks again, and their entries, the very same objects,
@@ -292,7 +293,8 @@ def _id_text_chunks(obj: Any, budget: Budget) -> _Plain | None:
 
     The dict read last is remembered by content (:data:`_last_plain`): the same keys and
     texts, each the same object or an equal exact ``str`` (never a subclass, which may compare
-    as it likes), are the same chunks."""
+    as it likes), are the same chunks. Only a dict whose texts the built sets' cache could
+    hold is remembered (it keeps them alive)."""
     global _last_plain
     if type(obj) is not dict or not obj:
         return None
@@ -316,7 +318,8 @@ def _id_text_chunks(obj: Any, budget: Budget) -> _Plain | None:
             seen.add((v, names))
             entries.append((v, None, names, None))
     chunks = (entries, frozenset(seen))
-    if all(map(is_, map(type, flat), repeat(str))):
+    if (all(map(is_, map(type, flat), repeat(str)))
+            and sum(map(len, obj.values())) <= _built_sets.max_size):
         _last_plain = (flat, chunks)
     return chunks
 
@@ -554,7 +557,7 @@ class DocumentSet(Corpus):
         each, so results and budgets are those of a new set.
         """
         entries: list[_Entry] = []
-        seen: set[tuple[str, tuple[tuple[str, str], ...]]] = set()
+        seen: set[_Seen] = set()
         budget = budget if budget is not None else Budget()
         for source in sources:
             if isinstance(source, DocumentSet):  # already resolved: kept as it is
@@ -889,6 +892,7 @@ def _unique(keys: list[str]) -> tuple[str, ...]:
 
 #: The most cited identifiers a document set remembers the resolution of.
 _MAX_RESOLUTIONS = 1024
+
 
 class _BuiltSets(BoundedLRU[ContentKey, "DocumentSet"]):
     """:data:`_built_sets`: the LRU, and which of its sets :meth:`DocumentSet._built` returned

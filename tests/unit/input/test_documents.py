@@ -316,6 +316,29 @@ def test_a_plain_dict_read_again_is_the_same_set_only_for_the_same_exact_texts()
     assert _gate(fake, "lee", _sentence(B, 0)) == "not_found"
 
 
+def test_the_set_last_built_is_served_again_only_while_the_cache_holds_it() -> None:
+    """The same dict read again finds the set built last without a key, but only while the
+    bounded cache of built sets still holds it: one dropped since is built again."""
+    from vcg_otel import documents
+
+    cache = documents._built_sets
+    docs = {"smith": A, "lee": B}
+    first = DocumentSet.from_sources(docs)
+    again = DocumentSet.from_sources(docs)
+    assert again is not first and again._table is first._table  # shared, as a cache hit
+    entries, chars = cache.max_entries, cache.max_size
+    try:
+        cache.resize(max_size=1)  # drops every set (and keeps none of the next)
+        rebuilt = DocumentSet.from_sources(docs)
+        assert rebuilt._table is not first._table
+        assert [(c.key, c.text) for c in rebuilt.chunks] == [("smith", A), ("lee", B)]
+    finally:
+        cache.resize(entries, chars)
+    DocumentSet.from_sources(docs)
+    cache.clear()
+    assert DocumentSet.from_sources(docs)._table is not first._table
+
+
 def test_a_set_built_from_sources_with_a_plain_dict_keeps_its_budget_charges() -> None:
     """The remembered dict charges the reading budget as a first read does: a node for the
     dict and one per document, and nothing read when they are not there."""
