@@ -439,7 +439,7 @@ class _PlainBinding:
     call: what :meth:`inspect.Signature.bind_partial` and ``apply_defaults`` give, worked out
     once per signature (binding through ``inspect`` costs the decorator ~4 µs a call)."""
 
-    __slots__ = ("defaults", "known", "names", "positional")
+    __slots__ = ("defaults", "known", "names", "positional", "whole")
 
     def __init__(self, signature: inspect.Signature) -> None:
         params = signature.parameters.values()
@@ -447,11 +447,16 @@ class _PlainBinding:
         self.names = tuple(signature.parameters)
         self.known = frozenset(self.names)
         self.defaults = {p.name: p.default for p in params if p.default is not p.empty}
+        # every parameter positional-or-keyword: a call giving all of them positionally (the
+        # usual one) binds them in order, with no default or keyword to look at
+        self.whole = len(self.positional) == len(self.names)
 
     def bind(self, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> dict[str, Any]:
         """The call's arguments in parameter order, defaults included; just the keywords when
         ``bind_partial`` would raise (too many positional arguments, an unknown keyword, one
         given twice)."""
+        if not kwargs and self.whole and len(args) == len(self.names):
+            return dict(zip(self.names, args, strict=True))
         if len(args) > len(self.positional):
             return dict(kwargs)
         given = dict(zip(self.positional, args, strict=False))
