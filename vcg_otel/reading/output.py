@@ -43,6 +43,7 @@ from .walk import Budget, charging
 __all__ = ["Completeness", "DocumentsIncomplete", "Reading", "read_output"]
 
 Extractor = Callable[[Mapping[str, Any], Any], Any]
+_NOTHING: frozenset[str] = frozenset()
 
 
 class DocumentsIncomplete(Exception):
@@ -122,7 +123,7 @@ def _sources(result: Any, arguments: Mapping[str, Any], found: Found | None,
     sources: list[Any] = []
     if found is not None and found.documents:
         sources.append(found.documents)
-    consumed = found.consumed if found is not None else frozenset()
+    consumed = found.consumed if found is not None else _NOTHING
     for n in DOCUMENT_ARGUMENTS:
         if n in arguments and n not in consumed:
             sources.append(arguments[n])

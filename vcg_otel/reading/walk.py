@@ -273,8 +273,11 @@ def listed(value: Any) -> list[Any] | tuple[Any, ...]:
     budget = _BUDGET.get()
     if budget is None or not value:
         return value
-    left = max(budget.nodes, 0) if budget.exhausted is None else 0
-    return value if budget.take(len(value)) else value[:left]
+    if budget.exhausted is not None:
+        return value[:0]
+    n = len(value)
+    # cut at what was left before the charge (take spent the n nodes it refused, if any)
+    return value if budget.take(n) else value[:max(budget.nodes + n, 0)]
 
 
 def text_of(value: Any) -> str | None:
