@@ -63,7 +63,7 @@ from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, fields
 from functools import lru_cache
 from itertools import repeat
-from operator import attrgetter
+from operator import attrgetter, is_
 from typing import Any
 
 from ._frozen import slot_builder
@@ -248,41 +248,79 @@ def find_chunks(obj: Any, id_keys: Sequence[str] = (),
     Haystack's ``{component: {socket: value}}`` pipeline outputs). Nothing framework-specific
     is imported: everything is duck-typed. The work is bounded by ``budget`` (extraction's
     :class:`~vcg_otel.reading.walk.Budget`: a node per container and item; each container is
-    visited once); when it runs out the walk stops and keeps what it found.
+    visited once); when it runs out the walk stops and keeps what it found. The walk is made
+    whole before the first document is yielded.
     """
     for text, position, names, _ in _located_chunks(obj, id_keys, budget):
         yield text, position, names
 
 
 def _located_chunks(obj: Any, id_keys: Sequence[str],
-                    budget: Budget | None) -> Iterator[_Located]:
-    """:func:`find_chunks`, with each chunk's :class:`~vcg_otel.stitch.Locus`."""
+                    budget: Budget | None) -> list[_Located]:
+    """:func:`find_chunks`, with each chunk's :class:`~vcg_otel.stitch.Locus`: the whole walk,
+    made at once (within ``budget``)."""
     walk = _Walker(tuple(id_keys), budget if budget is not None else Budget())
     with charging(walk.budget):  # attribute reads of app objects are charged to it
-        yield from walk.walk(obj, 0)
+        walk.walk(obj, 0)
+    return walk.out
 
 
-def _id_text_chunks(obj: Any, budget: Budget) -> list[_Located] | None:
+# The key that keeps the same chunk found twice once (:meth:`DocumentSet.from_sources`).
+_Seen = tuple[str, tuple[tuple[str, str], ...]]
+# A plain dict's chunks: its entries, each chunk once, and their keys.
+_Plain = tuple[Sequence[_Entry], frozenset[_Seen]]
+_NOTHING: _Plain = ((), frozenset())
+# The plain dict of id to text read last, as its keys then its values (exact ``str`` all), and
+# its chunks: the same documents passed again (the usual ``documents`` argument of an app whose
+# retrieval repeats) are not read into chunks again, and their entries, the very same objects,
+# find the set built from them at once (:class:`_BuiltSets`).
+_last_plain: tuple[list[str], _Plain] | None = None
+
+
+def _id_text_chunks(obj: Any, budget: Budget) -> _Plain | None:
     """The chunks of ``obj`` when it is a plain ``dict`` of id to text (the usual
     ``documents`` argument): exactly what :func:`_located_chunks` yields for it, with the same
-    charges to ``budget``, made as one list instead of passed up three generators a chunk.
-    ``None`` for any other object (the walk reads it).
+    charges to ``budget``, each chunk once (the same text under the same name twice: ids
+    that are the same once stripped) and with its key in :meth:`DocumentSet.from_sources`'s
+    ``seen``. ``None`` for any other object (the walk reads it). Shared: never changed.
 
     The walk's own conditions, in its order: a new walker has seen nothing, so it takes one
     node for the dict, then one per item, and reads the items as ``(text, None, [(id, "id")])``
     when every value is a ``str`` and no key says it is no document; a budget that runs out
     leaves nothing read (the walk would then look at the dict's keys for nested documents and
     find only strings). A plain dict reads no attribute, so the walk's charging of attribute
-    reads has nothing to charge."""
-    if (type(obj) is not dict or not obj or not all(map(isinstance, obj.values(), repeat(str)))
+    reads has nothing to charge.
+
+    The dict read last is remembered by content (:data:`_last_plain`): the same keys and
+    texts, each the same object or an equal exact ``str`` (never a subclass, which may compare
+    as it likes), are the same chunks. Only a dict whose texts the built sets' cache could
+    hold is remembered (it keeps them alive)."""
+    global _last_plain
+    if type(obj) is not dict or not obj:
+        return None
+    flat = [*obj, *obj.values()]
+    last = _last_plain
+    if last is not None and len(last[0]) == len(flat) and (
+            all(map(is_, flat, last[0]))
+            or (all(map(is_, map(type, flat), repeat(str))) and flat == last[0])):
+        return last[1] if budget.take() and budget.take(len(obj)) else _NOTHING
+    if (not all(map(isinstance, obj.values(), repeat(str)))
             or not _NOT_DOCUMENTS.isdisjoint(obj)):
         return None
     if not (budget.take() and budget.take(len(obj))):
-        return []
-    chunks: list[_Located] = []
+        return _NOTHING
+    entries: list[_Entry] = []
+    seen: set[_Seen] = set()
     for k, v in obj.items():
         ident = _str_ident(k) if type(k) is str else _ident(k)
-        chunks.append((v, None, [] if ident is None else [(ident, "id")], None))
+        names = () if ident is None else ((ident, "id"),)
+        if (v, names) not in seen:
+            seen.add((v, names))
+            entries.append((v, None, names, None))
+    chunks = (entries, frozenset(seen))
+    if (all(map(is_, map(type, flat), repeat(str)))
+            and sum(map(len, obj.values())) <= _built_sets.max_size):
+        _last_plain = (flat, chunks)
     return chunks
 
 
@@ -292,13 +330,21 @@ def _only_ids(names: tuple[tuple[str, str], ...]) -> bool:
     return not names or (len(names) == 1 and names[0][1] == "id")
 
 
+# Where documents are looked for under a mapping or object, in order.
+_INNER_KEYS = (*DOCUMENT_KEYS, *_NESTED_KEYS)
+
+
 class _Walker:
-    __slots__ = ("budget", "id_keys", "seen")
+    """One walk of :func:`_located_chunks`: the chunks found (:attr:`out`, in order), made by
+    plain calls that append to one list (a chunk is not passed up a generator per level)."""
+
+    __slots__ = ("budget", "id_keys", "out", "seen")
 
     def __init__(self, id_keys: tuple[str, ...], budget: Budget) -> None:
         self.id_keys = id_keys
         self.budget = budget
         self.seen: dict[int, Any] = {}  # kept alive: an id is never reused during the walk
+        self.out: list[_Located] = []
 
     def enter(self, obj: Any) -> bool:
         if id(obj) in self.seen or not self.budget.take():
@@ -306,52 +352,53 @@ class _Walker:
         self.seen[id(obj)] = obj
         return True
 
-    def walk(self, obj: Any, depth: int) -> Iterator[_Located]:
+    def walk(self, obj: Any, depth: int) -> None:
         if depth > _MAX_DEPTH or obj is None or isinstance(obj, (str, bytes, int, float)):
             return
         if not self.enter(obj):
             return
-        if isinstance(obj, Mapping):
-            yield from self._mapping(obj, depth)
+        if type(obj) is dict or isinstance(obj, Mapping):
+            self._mapping(obj, depth)
         elif isinstance(obj, (list, tuple)):
-            yield from self._sequence(obj, depth)
+            self._sequence(obj, depth)
         else:
-            yield from self._object(obj, depth)
+            self._object(obj, depth)
 
-    def _mapping(self, obj: Mapping[Any, Any], depth: int) -> Iterator[_Located]:
+    def _mapping(self, obj: Mapping[Any, Any], depth: int) -> None:
         if (obj and self.budget.take(len(obj)) and all(map(isinstance, obj.values(), repeat(str)))
                 and not _NOT_DOCUMENTS.intersection(obj)):
+            out = self.out
             for k, v in obj.items():
                 ident = _str_ident(k) if type(k) is str else _ident(k)
-                yield v, None, [] if ident is None else [(ident, "id")], None
+                out.append((v, None, [] if ident is None else [(ident, "id")], None))
             return
-        for key in (*DOCUMENT_KEYS, *_NESTED_KEYS):
+        for key in _INNER_KEYS:
             if key in obj:
-                yield from self.walk(obj[key], depth + 1)
+                self.walk(obj[key], depth + 1)
         for value in obj.values():  # Haystack pipeline outputs: {component: {socket: value}}
-            if isinstance(value, Mapping):
-                yield from self.walk(value, depth + 1)
+            if type(value) is dict or isinstance(value, Mapping):
+                self.walk(value, depth + 1)
 
-    def _sequence(self, obj: Sequence[Any], depth: int) -> Iterator[_Located]:
+    def _sequence(self, obj: Sequence[Any], depth: int) -> None:
         for position, item in enumerate(obj):
             if not self.budget.take():
                 return
             found = _chunk_of(item, self.id_keys)
             if found is not None:
-                yield found[0], position, found[1], found[2]
+                self.out.append((found[0], position, found[1], found[2]))
             elif not isinstance(item, str):
-                yield from self.walk(item, depth + 1)  # e.g. a list of GeneratedAnswer
+                self.walk(item, depth + 1)  # e.g. a list of GeneratedAnswer
 
-    def _object(self, obj: Any, depth: int) -> Iterator[_Located]:
+    def _object(self, obj: Any, depth: int) -> None:
         if doc_text(obj) is not None and (get(obj, "id") is not None or _metadata(obj)):
             found = _chunk_of(obj, self.id_keys)  # a single document returned on its own
             if found is not None:
-                yield found[0], 0, found[1], found[2]
+                self.out.append((found[0], 0, found[1], found[2]))
                 return
-        for key in (*DOCUMENT_KEYS, *_NESTED_KEYS):
+        for key in _INNER_KEYS:
             inner = get(obj, key)
             if inner is not None and inner is not obj:
-                yield from self.walk(inner, depth + 1)
+                self.walk(inner, depth + 1)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -510,7 +557,7 @@ class DocumentSet(Corpus):
         each, so results and budgets are those of a new set.
         """
         entries: list[_Entry] = []
-        seen: set[tuple[str, tuple[tuple[str, str], ...]]] = set()
+        seen: set[_Seen] = set()
         budget = budget if budget is not None else Budget()
         for source in sources:
             if isinstance(source, DocumentSet):  # already resolved: kept as it is
@@ -520,8 +567,17 @@ class DocumentSet(Corpus):
                 entries.extend((source.text(key), None, ((key, "id"),), None) for key in source)
                 continue
             plain = _id_text_chunks(source, budget)
-            for text, position, names, locus in (
-                    plain if plain is not None else _located_chunks(source, id_keys, budget)):
+            if plain is not None:
+                if not seen:  # the first chunks read: all of them (their keys hashed already)
+                    entries.extend(plain[0])
+                    seen.update(plain[1])
+                    continue
+                for entry in plain[0]:
+                    if (entry[0], entry[2]) not in seen:
+                        seen.add((entry[0], entry[2]))
+                        entries.append(entry)
+                continue
+            for text, position, names, locus in _located_chunks(source, id_keys, budget):
                 named = tuple(names)
                 ident = (text, named if _only_ids(named) else
                          tuple([n for n in named if n[1] == "id"]))
@@ -534,13 +590,17 @@ class DocumentSet(Corpus):
     @classmethod
     def _built(cls, entries: list[_Entry], position_base: int | None) -> DocumentSet:
         """The set of ``entries`` (added in order), from :data:`_built_sets` when it was built
-        recently."""
+        recently (its last one when the very same entries made it: :class:`_BuiltSets`)."""
+        recent = _built_sets.recent(cls, position_base, entries)
+        if recent is not None:
+            return recent._fork()
         key = None
         if _cacheable(entries, position_base):
             key = ContentKey((cls, position_base, tuple([(p, n, c) for _, p, n, c in entries])),
                              tuple([t for t, _, _, _ in entries]))
             original = _built_sets.get(key)
             if original is not None:
+                _built_sets.remember(cls, position_base, entries, key, original)
                 return original._fork()
         made = cls(position_base=position_base)
         for text, position, names, locus in entries:
@@ -548,6 +608,7 @@ class DocumentSet(Corpus):
         if key is None:
             return made
         _built_sets.put(key, made)  # kept unchanged as the original: callers get forks
+        _built_sets.remember(cls, position_base, entries, key, made)
         return made._fork()
 
     # -- building ------------------------------------------------------------------------------
@@ -832,7 +893,43 @@ def _unique(keys: list[str]) -> tuple[str, ...]:
 #: The most cited identifiers a document set remembers the resolution of.
 _MAX_RESOLUTIONS = 1024
 
+
+class _BuiltSets(BoundedLRU[ContentKey, "DocumentSet"]):
+    """:data:`_built_sets`: the LRU, and which of its sets :meth:`DocumentSet._built` returned
+    last, and for which entries. Entries that are the very same objects as the last ones (a
+    plain dict read again: :func:`_id_text_chunks`) are the same set, found without making and
+    hashing a key: they are tuples of immutable values, kept alive here, so the same objects
+    cannot have changed. Only a set the LRU still holds is served (and made its most recent,
+    as a hit there is); one dropped since is forgotten here when next asked for."""
+
+    _last: tuple[type[DocumentSet], int | None, list[_Entry], ContentKey, DocumentSet] | None
+    _last = None
+
+    def recent(self, cls: type[DocumentSet], position_base: int | None,
+               entries: list[_Entry]) -> DocumentSet | None:
+        """The original of the set last returned, when it is of the very same ``entries``."""
+        last = self._last
+        if (last is None or last[0] is not cls or last[1] is not position_base
+                or len(last[2]) != len(entries) or not all(map(is_, entries, last[2]))):
+            return None
+        with self._lock:
+            if self._items.get(last[3]) is not last[4]:  # dropped since: built again
+                self._last = None
+                return None
+            self._items.move_to_end(last[3])
+        return last[4]
+
+    def remember(self, cls: type[DocumentSet], position_base: int | None,
+                 entries: list[_Entry], key: ContentKey, original: DocumentSet) -> None:
+        """Note the set returned for ``entries`` (``key`` its key in the LRU)."""
+        self._last = (cls, position_base, entries, key, original)
+
+    def clear(self) -> None:
+        self._last = None
+        super().clear()
+
+
 #: Document sets built recently, by their chunks (:meth:`DocumentSet.from_sources`): an app
 #: that retrieves the same documents again (or passes the same dict on every call) gets them
 #: resolved and normalized already. The keys hold the texts, so the bound is on characters.
-_built_sets: BoundedLRU[ContentKey, DocumentSet] = BoundedLRU(16, 4_000_000, ContentKey.size)
+_built_sets = _BuiltSets(16, 4_000_000, ContentKey.size)

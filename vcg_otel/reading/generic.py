@@ -51,7 +51,7 @@ from __future__ import annotations
 
 import inspect
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from .. import markers
@@ -114,11 +114,13 @@ class _Walk:
 # --- citations -------------------------------------------------------------------------------
 
 
-def _generic(item: Any) -> Citation | None:
+def _generic(item: Any, read: Callable[[str], Any]) -> Citation | None:
+    """One citation of ``item`` (read through ``read``, its :func:`reader`), else ``None``."""
     if isinstance(item, Citation):
         return item
-    read = reader(item)
-    quote = text_of(read("quote"))
+    quote = read("quote")
+    if not isinstance(quote, str):  # text_of, inline: this runs once per citation
+        quote = None
     raw = None
     for key in _DOC_KEYS:
         raw = read(key)
@@ -130,9 +132,12 @@ def _generic(item: Any) -> Citation | None:
     if start is not None or end is not None:  # most citations have no offsets: no call then
         start, end = integer(start), integer(end)
     chunk_pair = None
-    if is_list(chunk) and len(chunk) == 2 and all(integer(x) is not None for x in chunk):
+    if chunk is not None and is_list(chunk) and len(chunk) == 2 and all(
+            integer(x) is not None for x in chunk):
         chunk_pair = (chunk[0], chunk[1])
-    claim = text_of(read("claim")) or ""
+    claim = read("claim")
+    if not isinstance(claim, str) or not claim:
+        claim = ""
     return plain_citation(claim, None if raw is None else document_id(raw), quote, start, end,
                           chunk_pair)
 
@@ -152,12 +157,9 @@ def _anthropic(block_text: str, item: Any) -> Citation | None:
     return Citation(block_text, doc, quote, start, end)
 
 
-def _cohere(item: Any) -> list[Citation] | None:
-    """One citation per source of a Cohere span (``None``: not a Cohere citation)."""
-    sources = get(item, "sources")
-    ids = get(item, "document_ids")
-    if sources is None and ids is None:
-        return None
+def _cohere(item: Any, sources: Any, ids: Any) -> list[Citation]:
+    """One citation per source of a Cohere span (``item``, whose ``sources`` and
+    ``document_ids`` were read, not both ``None``)."""
     listed = sources if is_list(sources) else ids if is_list(ids) else ()
     if not charge(len(listed)):  # each source is read: the walk pays for it
         return []
@@ -283,12 +285,13 @@ def _content_blocks(blocks: Iterable[Any], walk: _Walk, depth: int) -> list[Cita
 def citations_from_item(item: Any, depth: int = 0) -> list[Citation]:
     """The citations of one item of a citations list (``[]`` if unrecognised): one, or one
     per source for a Cohere span citing several."""
-    if isinstance(item, _NOT_ITEMS):
+    if type(item) is not dict and isinstance(item, _NOT_ITEMS):  # most items are dicts
         return []
-    cohere = _cohere(item)
-    if cohere is not None:
-        return cohere
-    single = _generic(item)
+    read = reader(item)
+    sources, ids = read("sources"), read("document_ids")
+    if sources is not None or ids is not None:
+        return _cohere(item, sources, ids)
+    single = _generic(item, read)
     return [single] if single is not None else []
 
 
@@ -302,8 +305,9 @@ def _listed(items: Iterable[Any], walk: _Walk, depth: int) -> list[Citation]:
     """The items of a ``citations`` list, one citation per recognised item, in order (the
     same item twice is two citations: enforce mode keeps or drops each by position)."""
     out: list[Citation] = []
+    take = walk.budget.take
     for item in items:
-        if not walk.budget.take():
+        if not take():
             break
         out.extend(citations_from_item(item, depth))
     return out
@@ -350,7 +354,7 @@ def _citations(result: Any, walk: _Walk, depth: int) -> list[Citation]:
         return _openai_annotations(text, annotations)
     if isinstance(content, str):
         return _inline(content, walk)
-    single = _generic(result)
+    single = _generic(result, reader(result))
     return [single] if single is not None else []
 
 
@@ -435,7 +439,7 @@ class _PlainBinding:
     call: what :meth:`inspect.Signature.bind_partial` and ``apply_defaults`` give, worked out
     once per signature (binding through ``inspect`` costs the decorator ~4 µs a call)."""
 
-    __slots__ = ("defaults", "known", "names", "positional")
+    __slots__ = ("defaults", "known", "names", "positional", "whole")
 
     def __init__(self, signature: inspect.Signature) -> None:
         params = signature.parameters.values()
@@ -443,11 +447,16 @@ class _PlainBinding:
         self.names = tuple(signature.parameters)
         self.known = frozenset(self.names)
         self.defaults = {p.name: p.default for p in params if p.default is not p.empty}
+        # every parameter positional-or-keyword: a call giving all of them positionally (the
+        # usual one) binds them in order, with no default or keyword to look at
+        self.whole = len(self.positional) == len(self.names)
 
     def bind(self, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> dict[str, Any]:
         """The call's arguments in parameter order, defaults included; just the keywords when
         ``bind_partial`` would raise (too many positional arguments, an unknown keyword, one
         given twice)."""
+        if not kwargs and self.whole and len(args) == len(self.names):
+            return dict(zip(self.names, args, strict=True))
         if len(args) > len(self.positional):
             return dict(kwargs)
         given = dict(zip(self.positional, args, strict=False))

@@ -30,6 +30,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
+from .._frozen import slot_builder
 from ..citation import Citation
 from ..documents import DocumentSet
 from ..otel import semconv
@@ -42,6 +43,7 @@ from .walk import Budget, charging
 __all__ = ["Completeness", "DocumentsIncomplete", "Reading", "read_output"]
 
 Extractor = Callable[[Mapping[str, Any], Any], Any]
+_NOTHING: frozenset[str] = frozenset()
 
 
 class DocumentsIncomplete(Exception):
@@ -76,6 +78,10 @@ class Completeness:
     def limit(self) -> str | None:
         """The first limit hit, citations first (``None`` when complete)."""
         return self.citations_cut or self.documents_cut
+
+
+# Completeness(...) at the cost of plain slot stores (one per reading of every audited call).
+_completeness = slot_builder(Completeness)
 
 
 class Reading(NamedTuple):
@@ -117,9 +123,10 @@ def _sources(result: Any, arguments: Mapping[str, Any], found: Found | None,
     sources: list[Any] = []
     if found is not None and found.documents:
         sources.append(found.documents)
-    consumed = found.consumed if found is not None else frozenset()
-    sources.extend(arguments[n] for n in DOCUMENT_ARGUMENTS
-                   if n in arguments and n not in consumed)
+    consumed = found.consumed if found is not None else _NOTHING
+    for n in DOCUMENT_ARGUMENTS:
+        if n in arguments and n not in consumed:
+            sources.append(arguments[n])
     if found is None or found.result_documents:
         sources.append(result)
     sources.extend(shared)
@@ -171,18 +178,20 @@ def read_output(result: Any, args: Sequence[Any] = (), kwargs: Mapping[str, Any]
     if found is not None and cited:
         cited = _names(cited, found, docs)
     documents_cut = doc_budget.exhausted or (None if doc_budget.complete else "unreadable")
-    return Reading(cited, docs, Completeness(budget.exhausted, documents_cut,
-                                             found.format if found is not None else None))
+    return Reading(cited, docs, _completeness(budget.exhausted, documents_cut,
+                                              found.format if found is not None else None))
 
 
 def _document_set(sources: list[Any], id_keys: Sequence[str], base: int | None,
                   budget: Budget) -> DocumentSet:
     """The documents of ``sources``; one shared set with nothing else to add (the CLI's
     ``--docs`` for a record with no documents of its own) is used as it is, not rebuilt."""
-    present = [s for s in sources if s is not None]
-    sets = [s for s in present if isinstance(s, DocumentSet)]
-    own = DocumentSet.from_sources(*(s for s in present if not isinstance(s, DocumentSet)),
-                                   id_keys=id_keys, position_base=base, budget=budget)
+    present: list[Any] = []
+    sets: list[DocumentSet] = []
+    for s in sources:
+        if s is not None:
+            (sets if isinstance(s, DocumentSet) else present).append(s)
+    own = DocumentSet.from_sources(*present, id_keys=id_keys, position_base=base, budget=budget)
     if not sets:
         return own
     if not len(own) and len(sets) == 1 and sets[0].position_base == base:

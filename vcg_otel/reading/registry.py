@@ -44,13 +44,43 @@ _SCALARS = (str, bytes, int, float, bool, type(None))
 _UNRECOGNISED = (*_SCALARS, list, tuple)  # no reader's shape is one of these
 
 
+def _key_bits() -> dict[str, int]:
+    """For each key some reader recognises a mapping by, a bit for every reader that does
+    (its place in :data:`FORMATS`)."""
+    bits: dict[str, int] = {}
+    for place, reader in enumerate(FORMATS):
+        for key in reader.keys:
+            bits[key] = bits.get(key, 0) | 1 << place
+    return bits
+
+
+_BITS = _key_bits()
+# The readers of each set of bits a plain dict's keys made so far, in FORMATS order:
+# a dict with a few keys finds the readers that look at it without asking each reader.
+_READERS: dict[int, tuple[Format, ...]] = {}
+_FEW_KEYS = 8
+
+
+def _readers_of(keys: Any) -> tuple[Format, ...]:
+    """The readers whose keys a plain dict with ``keys`` (at most :data:`_FEW_KEYS`) has."""
+    bits = 0
+    for key in keys:
+        bits |= _BITS.get(key, 0)
+    readers = _READERS.get(bits)
+    if readers is None:
+        readers = _READERS[bits] = tuple(r for i, r in enumerate(FORMATS) if bits >> i & 1)
+    return readers
+
+
 def recognise(result: Any, arguments: Mapping[str, Any], depth: int = 0) -> Found | None:
     """The first format that recognises ``result`` (or what it wraps), else ``None``."""
-    if isinstance(result, _UNRECOGNISED) or not charge(1):
+    plain = type(result) is dict  # most results: told without the abstract-class checks
+    if (not plain and isinstance(result, _UNRECOGNISED)) or not charge(1):
         return None
-    present = result.keys() if isinstance(result, Mapping) else None
-    for reader in FORMATS:
-        if present is not None and present.isdisjoint(reader.keys):
+    present = result.keys() if plain or isinstance(result, Mapping) else None
+    few = plain and present is not None and len(present) <= _FEW_KEYS
+    for reader in _readers_of(present) if few else FORMATS:
+        if not few and present is not None and present.isdisjoint(reader.keys):
             continue  # a plain mapping: only the readers whose keys it has look at it
         found = reader.read(result, arguments)
         if found is not None:

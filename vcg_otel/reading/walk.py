@@ -14,8 +14,7 @@ from __future__ import annotations
 import functools
 import re
 import time
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
 from contextvars import ContextVar
 from typing import Any
 
@@ -121,6 +120,12 @@ class Budget:
         if self.nodes < 0:
             self.exhausted = "nodes"
             return False
+        # :meth:`expired`, its usual answer first without a call (a walk takes a node per
+        # container and item: this runs tens of times a call)
+        now = self._clock()
+        call = self.call_deadline
+        if now <= self.deadline and (call is None or now < call.at):
+            return True
         return not self.expired()
 
     def text(self, length: int) -> int:
@@ -139,15 +144,22 @@ class Budget:
 _BUDGET: ContextVar[Budget | None] = ContextVar("vcg_otel_extract_budget", default=None)
 
 
-@contextmanager
-def charging(budget: Budget) -> Iterator[None]:
-    """Inside the block, attribute reads of app objects (:func:`get`) are charged to
-    ``budget``: every walk over a call's results and arguments runs in one."""
-    token = _BUDGET.set(budget)
-    try:
-        yield
-    finally:
-        _BUDGET.reset(token)
+class charging:
+    """``with charging(budget):`` inside the block, attribute reads of app objects
+    (:func:`get`) are charged to ``budget``: every walk over a call's results and arguments
+    runs in one. A class rather than a ``@contextmanager`` generator: a call's reading enters
+    several, and a generator-based one costs three times as much to enter and leave."""
+
+    __slots__ = ("budget", "token")
+
+    def __init__(self, budget: Budget) -> None:
+        self.budget = budget
+
+    def __enter__(self) -> None:
+        self.token = _BUDGET.set(self.budget)
+
+    def __exit__(self, *exc: object) -> None:
+        _BUDGET.reset(self.token)
 
 
 def get(obj: Any, key: str, default: Any = None) -> Any:
@@ -157,9 +169,11 @@ def get(obj: Any, key: str, default: Any = None) -> Any:
     :data:`SLOW_READ_SECONDS` ends the walk's time."""
     if type(obj) is dict:
         return obj.get(key, default)
+    if obj is None:  # what readers most often get back from a read and read again
+        return default
     if isinstance(obj, Mapping):
         return obj.get(key, default)
-    if isinstance(obj, _NO_ATTRIBUTES) or obj is None:
+    if isinstance(obj, _NO_ATTRIBUTES):
         return default
     budget = _BUDGET.get()
     if budget is None:
@@ -194,14 +208,18 @@ def document_id(value: Any) -> str | None:
     """``value`` as a document id, or ``None`` if it is not one: a ``str`` of 1 to
     :data:`MAX_ID_CHARS` characters with no control characters (no newlines), or an ``int``
     (written in decimal); never ``str()`` of anything else (a dict, a 10 kB body)."""
+    if isinstance(value, str):
+        text = str.__str__(value)  # a str subclass cannot lie about its length or contents
+        # an ASCII text has no control character exactly when it is printable: two C calls
+        # answer for most ids, the pattern for the rest
+        if 0 < len(text) <= MAX_ID_CHARS and ((text.isascii() and text.isprintable())
+                                              or _CONTROL.search(text) is None):
+            return text
+        return None
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
         return str(int(value)) if value.bit_length() <= 64 else None
-    if isinstance(value, str):
-        text = str.__str__(value)  # a str subclass cannot lie about its length or contents
-        if 0 < len(text) <= MAX_ID_CHARS and _CONTROL.search(text) is None:
-            return text
     return None
 
 
@@ -252,11 +270,14 @@ def listed(value: Any) -> list[Any] | tuple[Any, ...]:
     a list longer than what is left is cut there (the budget records it)."""
     if not isinstance(value, (list, tuple)):
         return ()
-    budget = current()
+    budget = _BUDGET.get()
     if budget is None or not value:
         return value
-    left = max(budget.nodes, 0) if budget.exhausted is None else 0
-    return value if budget.take(len(value)) else value[:left]
+    if budget.exhausted is not None:
+        return value[:0]
+    n = len(value)
+    # cut at what was left before the charge (take spent the n nodes it refused, if any)
+    return value if budget.take(n) else value[:max(budget.nodes + n, 0)]
 
 
 def text_of(value: Any) -> str | None:

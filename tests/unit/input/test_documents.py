@@ -13,6 +13,7 @@ from support.paths import ROOT
 
 from vcg_otel.audit import Citation
 from vcg_otel.documents import DocumentSet, find_chunks
+from vcg_otel.reading.walk import Budget
 
 ABSTRACTS = json.loads(
     (ROOT / "benchmarks/data/arxiv_abstracts_295.json").read_text())
@@ -283,6 +284,72 @@ def test_a_text_that_only_compares_equal_is_not_taken_for_the_real_one() -> None
     fake = DocumentSet.from_sources({"smith": Lenient(B)})
     assert fake.text("smith") == B and str.__eq__(fake.text("smith"), B)
     assert _gate(fake, "smith", _sentence(A, 0)) == "not_found"
+
+
+def test_a_plain_dict_read_again_is_the_same_set_only_for_the_same_exact_texts() -> None:
+    """The dict of id to text read last is remembered by content (the same objects, or equal
+    exact strings): read again it gives the same chunks; a changed text, a changed id and a
+    text that only compares equal each give their own."""
+
+    class Lenient(str):
+        def __eq__(self, other: object) -> bool:
+            return isinstance(other, str)
+
+        def __hash__(self) -> int:
+            return hash(A)
+
+    def chunks(docs: DocumentSet) -> list[tuple[str, str, tuple[tuple[str, str], ...]]]:
+        return [(c.key, c.text, c.names) for c in docs.chunks]
+
+    docs = {"smith": A, "lee": B}
+    first = DocumentSet.from_sources(docs)
+    assert chunks(DocumentSet.from_sources(docs)) == chunks(first)
+    copied = {"smith": (A + ".")[:-1], "lee": (B + ".")[:-1]}  # equal, new objects
+    assert chunks(DocumentSet.from_sources(copied)) == chunks(first)
+    changed = DocumentSet.from_sources({"smith": A, "lee": C})
+    assert changed.text("lee") == C and _gate(changed, "lee", _sentence(C, 0)) == "found"
+    renamed = DocumentSet.from_sources({"smith": A, "kim": B})
+    assert [c.key for c in renamed.chunks] == ["smith", "kim"]
+    DocumentSet.from_sources(docs)
+    fake = DocumentSet.from_sources({"smith": A, "lee": Lenient(C)})
+    assert str.__eq__(fake.text("lee"), C)
+    assert _gate(fake, "lee", _sentence(B, 0)) == "not_found"
+
+
+def test_the_set_last_built_is_served_again_only_while_the_cache_holds_it() -> None:
+    """The same dict read again finds the set built last without a key, but only while the
+    bounded cache of built sets still holds it: one dropped since is built again."""
+    from vcg_otel import documents
+
+    cache = documents._built_sets
+    docs = {"smith": A, "lee": B}
+    first = DocumentSet.from_sources(docs)
+    again = DocumentSet.from_sources(docs)
+    assert again is not first and again._table is first._table  # shared, as a cache hit
+    entries, chars = cache.max_entries, cache.max_size
+    try:
+        cache.resize(max_size=1)  # drops every set (and keeps none of the next)
+        rebuilt = DocumentSet.from_sources(docs)
+        assert rebuilt._table is not first._table
+        assert [(c.key, c.text) for c in rebuilt.chunks] == [("smith", A), ("lee", B)]
+    finally:
+        cache.resize(entries, chars)
+    DocumentSet.from_sources(docs)
+    cache.clear()
+    assert DocumentSet.from_sources(docs)._table is not first._table
+
+
+def test_a_set_built_from_sources_with_a_plain_dict_keeps_its_budget_charges() -> None:
+    """The remembered dict charges the reading budget as a first read does: a node for the
+    dict and one per document, and nothing read when they are not there."""
+    docs = {"smith": A, "lee": B}
+    for nodes in (0, 1, 2, 3, 10):
+        for _ in range(2):  # read first, then remembered
+            budget = Budget(nodes=nodes)
+            found = DocumentSet.from_sources(docs, budget=budget)
+            assert len(found.chunks) == (2 if nodes >= 3 else 0)
+            assert (budget.nodes, budget.exhausted) == (
+                (nodes - 3, None) if nodes >= 3 else (budget.nodes, "nodes"))
 
 
 def test_a_remembered_resolution_follows_the_set_as_it_changes() -> None:

@@ -94,15 +94,24 @@ def _converse(blocks: list[Any] | tuple[Any, ...], found: Found) -> None:
             found.cite(Citation(claim, title or position, quote), position)
 
 
+def _generated(cited: list[Any] | tuple[Any, ...]) -> bool:
+    """Whether ``cited`` holds a ``retrieve_and_generate`` citation (a loop, not ``any`` of a
+    generator: most citation lists an app returns are someone else's, read to the end)."""
+    for c in cited:
+        if (get(c, "retrievedReferences") is not None
+                or get(c, "generatedResponsePart") is not None):
+            return True
+    return False
+
+
 def read(obj: Any, arguments: Mapping[str, Any]) -> Found | None:
     cited = listed(get(obj, "citations"))
-    if cited and any(get(c, "retrievedReferences") is not None
-                     or get(c, "generatedResponsePart") is not None for c in cited):
+    if cited and _generated(cited):
         found = Found(name)
         _retrieve_and_generate(obj, found)
         return found
     blocks = listed(get(get(get(obj, "output"), "message"), "content"))
-    if not any(get(b, "citationsContent") is not None for b in blocks):
+    if not blocks or not any(get(b, "citationsContent") is not None for b in blocks):
         return None
     docs = _request_documents(arguments)
     found = Found(name, documents=docs, position_base=0,

@@ -36,7 +36,7 @@ def _cited_answer(obj: Any) -> Found | None:
 
 
 def read(obj: Any, arguments: Mapping[str, Any]) -> Found | None:
-    if isinstance(obj, Mapping) and "parsed" in obj and "raw" in obj:
+    if (type(obj) is dict or isinstance(obj, Mapping)) and "parsed" in obj and "raw" in obj:
         parsed = obj.get("parsed")
         found = _cited_answer(parsed)
         if found is not None:
