@@ -184,7 +184,7 @@ def _candidates_before(corpus: Corpus, quote: ParsedQuote, budget: SearchBudget)
     words = corpus_module._lookup_words(quote)
     if not words:
         return order
-    found = list(map(index.get, words))
+    found = list(map(index.get, sorted(words)))  # in the order _candidates asks
     if None in found:
         corpus_module._charge(budget, found.index(None) + 1)
         return []

@@ -438,8 +438,10 @@ class Corpus:
         if not words:
             return order
         # A step per word looked up, up to the first the index lacks (then no document holds
-        # the quote): looked up at C speed, charged at once.
-        found = list(map(index.get, words))
+        # the quote): looked up at C speed, charged at once. In sorted order: a set's order
+        # follows the process's string hashes, and the steps charged (and which of equally
+        # short lists is taken) must not differ from one process to the next.
+        found = list(map(index.get, sorted(words)))
         if None in found:
             _charge(budget, found.index(None) + 1)
             return []

@@ -3,7 +3,10 @@ fabrication (issue 10); literal brackets come first (issue 11, item 4)."""
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from cases import COMMON_WORDS, common_words_docs  # the benchmark's documents
@@ -311,6 +314,41 @@ def test_an_entry_made_invalid_in_place_is_named_once_an_answer_reads_it() -> No
     assert quote_gate("alpha beta", "a", texts) == "found"
     with pytest.raises(TypeError, match="'c'"):
         quote_gate("delta epsilon", "a", texts)
+
+
+_STEPS_SCRIPT = """
+import sys
+from cases import common_words_docs
+from vcg_otel import Corpus, quote_gate
+from vcg_otel.gate import SearchBudget
+corpus = Corpus(common_words_docs(60, seed=3))
+corpus.build_index()
+used = []
+for quote in sys.argv[1:]:
+    budget = SearchBudget()
+    quote_gate(quote, "d0", corpus, budget=budget)
+    used.append(budget.used)
+print(used)
+"""
+
+
+def test_the_steps_a_rejected_quote_costs_are_the_same_in_every_process() -> None:
+    """The index is asked for a quote's words in one order, not a set's (which follows the
+    process's string hashes): a budget shared across an audit, nearly spent, must cut the
+    same citation short in every run, never ``no_match`` in one and ``search_limit`` in the
+    next."""
+    quotes = ["results of the data \u2026 qzxv model was on that",
+              "the model \u2026 data with results wuqy as by from",
+              "model results \u2026 data of the plov which that this"]
+    benchmarks = str(Path(__file__).resolve().parents[3] / "benchmarks")
+    runs = set()
+    for seed in ("1", "2", "3", "4"):
+        env = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": os.pathsep.join(
+            [benchmarks, os.environ.get("PYTHONPATH", "")])}
+        done = subprocess.run([sys.executable, "-c", _STEPS_SCRIPT, *quotes], env=env,
+                              capture_output=True, text=True, timeout=120, check=True)
+        runs.add(done.stdout)
+    assert len(runs) == 1, runs
 
 
 def test_bool_and_int_ids_are_not_confused_by_the_corpus_cache() -> None:
