@@ -310,10 +310,9 @@ class Corpus:
         if key not in self._texts:
             return None
         doc = self._normalized.get(key) or self.normalized(key)
-        if not quote.elided and not quote.literal and quote.needle and (
-                quote_skeleton(quote.needle) not in doc.slip_skeleton()):
-            # absent as written and with slips (see _plain_skeleton): what find_quote would
-            # charge, no more
+        plain = _plain_skeleton(quote)
+        if plain is not None and plain not in doc.slip_skeleton():
+            # absent as written and with slips: what find_quote would charge, no more
             _charge_absent(SearchBudget() if budget is None else budget, len(doc.text),
                            len(quote.needle))
             return None
@@ -356,10 +355,7 @@ class Corpus:
                 doc = normalized.get(doc_id) or self.normalized(doc_id)
                 budget.spend()
                 if plain is not None and plain not in doc.slip_skeleton():
-                    chars = len(doc.text)  # _charge_absent's charges, without its call
-                    budget.scan(chars)
-                    if size <= MAX_SLIP_CHARS:
-                        budget.scan(chars)
+                    _charge_absent(budget, len(doc.text), size)
                     continue
                 if probes and not _holds(doc.text, probes, budget):
                     continue  # C-speed substring tests rule out most documents

@@ -24,15 +24,14 @@ suite).
 
 from __future__ import annotations
 
-import re
-
 from .corpus import Corpus
-from .normalize import CHUNK_CHARS, NormalizedText, fold_chars, laid_out, normalize
+from .normalize import CHUNK_CHARS, NormalizedText, fold_chars, laid_out
 from .quote import (
     Cut,
     cut_at_ellipses,
     cut_without_insertions,
     has_mark,
+    has_word,
     mark_list,
     needle_of,
     strip_edges,
@@ -49,7 +48,6 @@ from .search import (
 
 __all__ = ["fast_found", "found_marked", "located_match", "plain_needle", "unmarked_needle"]
 
-_ALNUM = re.compile(r"[^\W_]")
 
 
 def plain_needle(quote: str) -> str | None:
@@ -83,14 +81,13 @@ def _kept_needle(quote: str) -> str | None:
     """The needle of a quote known to have no mark (``None`` without a word), kept as the last
     answer of :func:`unmarked_needle`."""
     global _last
-    needle = _with_word(strip_edges(normalize(quote)))
+    needle = needle_of(quote) or None
     _last = (quote, needle)
     return needle
 
 
 def _with_word(needle: str) -> str | None:
-    # [^\W_] is a letter or digit (str.isalnum): a trimmed needle mostly starts with one.
-    return needle if needle[:1].isalnum() or _ALNUM.search(needle) is not None else None
+    return needle if has_word(needle) else None
 
 
 def fast_found(quote: str, cited: str | None, corpus: Corpus, budget: SearchBudget,
@@ -131,7 +128,7 @@ def fast_found(quote: str, cited: str | None, corpus: Corpus, budget: SearchBudg
 
 
 def found_marked(quote: str, cut: Cut, cited: str, doc: NormalizedText, budget: SearchBudget,
-                 max_gap: int = DEFAULT_MAX_GAP) -> GateMatch | None:
+                 max_gap: int) -> GateMatch | None:
     """The full gate's ``found`` answer for a quote with editorial marks, none of them a
     bracketed insertion, found in its cited document (``cited``, normalized ``doc``);
     ``None`` (budget untouched) otherwise. ``cut`` is ``quote``'s parse

@@ -25,7 +25,7 @@ from .._frozen import slot_builder
 from .normalize import normalize, normalize_elided, normalize_marked
 
 __all__ = ["Cut", "ParsedQuote", "cut_at_ellipses", "cut_without_insertions", "has_mark",
-           "iter_marks", "mark_list", "needle_of", "parse_marked", "parse_quote",
+           "has_word", "iter_marks", "mark_list", "needle_of", "parse_marked", "parse_quote",
            "pieces_without_insertions", "strip_edges", "unmarked_parse"]
 
 _ELLIPSIS = r"(?:\u2026|\.\s?\.\s?\.(?:\s?\.)*)"
@@ -105,7 +105,7 @@ def strip_edges(text: str) -> str:
 _ALNUM = re.compile(r"[^\W_]")
 
 
-def _has_word(text: str) -> bool:
+def has_word(text: str) -> bool:
     # [^\W_] is a letter or digit (str.isalnum): a trimmed piece mostly starts with one.
     return text[:1].isalnum() or _ALNUM.search(text) is not None
 
@@ -185,7 +185,7 @@ def _split(quote: str, marks: list[re.Match[str]], insertions: bool
             bracket_only = bracket_only and kinds[k - 1]
             trail = trail or kinds[k - 1]
         piece = strip_edges(normalize(text))
-        if _has_word(piece):
+        if has_word(piece):
             if pieces:
                 gaps.append(bracket_only)
             else:
@@ -226,15 +226,15 @@ def parse_marked(quote: str, marks: list[re.Match[str]]) -> ParsedQuote:
     """:func:`parse_quote` of a quote whose marks (:func:`mark_list`) are known: a caller that
     had to find them anyway (the gate's fast path) does not look for them twice."""
     if not marks:
-        return unmarked_parse(_needle(normalize(quote)))
+        return unmarked_parse(needle_of(quote))
     cut = cut_without_insertions(quote, marks)
     if cut is not None:
         return _from_cut(quote, cut)
-    needle = _needle(normalize(quote))
+    needle = needle_of(quote)
     inserted = sum(_alnum_count(m.group()) for m in marks if m.lastgroup == "insertion")
     # Brackets hold less than half the words (with none inside, any word at all will do: no
     # need to count every letter of the quote).
-    editorial = inserted * 2 < _alnum_count(quote) if inserted else _has_word(quote)
+    editorial = inserted * 2 < _alnum_count(quote) if inserted else has_word(quote)
     pieces, gaps, elided, edges = _split(quote, marks, insertions=editorial)
     if not elided:
         return unmarked_parse(needle)
@@ -249,16 +249,6 @@ def pieces_without_insertions(quote: str, marks: list[re.Match[str]]) -> tuple[s
     changes of case (the common marked quote), as :func:`_split` cuts them, without its
     bookkeeping for insertions; ``None`` when a mark is a bracketed insertion (possibly
     literal text: the general split decides)."""
-    if len(marks) == 1:  # the common marked quote: one mark
-        m = marks[0]
-        kind = m.lastgroup
-        if kind == "ellipsis":
-            return _word_pieces([quote[:m.start()], quote[m.end():]])
-        if kind == "case":
-            return _word_pieces([quote[:m.start()] + m.group()[1:-1] + quote[m.end():]])
-        if kind == "note":
-            return _word_pieces([quote[:m.start()] + " " + quote[m.end():]])
-        return None
     raw: list[str] = []
     current: list[str] = []
     pos = 0
@@ -366,17 +356,8 @@ def _cut_at(quote: str, parts: list[str], ellipses: list[str]) -> Cut:
     outs = normalize_elided(parts, ellipses, len(quote))
     if outs is None:
         return _word_pieces(parts), "", None
-    if len(outs) == 2:  # one ellipsis: the common elided quote
-        first, second = strip_edges(outs[0]), strip_edges(outs[1])
-        if _has_word(first):
-            if _has_word(second):
-                return (first, second), _kept_ellipsis(ellipses[0]), None
-            return ((first,), "", first) if not second else ((first,), "", None)
-        if _has_word(second):
-            return ((second,), "", second) if not first else ((second,), "", None)
-        return (), "", None
     trimmed = [strip_edges(out) for out in outs]
-    worded = [i for i, text in enumerate(trimmed) if _has_word(text)]
+    worded = [i for i, text in enumerate(trimmed) if has_word(text)]
     pieces = tuple([trimmed[i] for i in worded])
     if len(worded) > 1:
         return pieces, _kept_ellipsis(ellipses[worded[0]]), None
@@ -392,20 +373,19 @@ def _kept_ellipsis(ellipsis: str) -> str:
 
 def _word_pieces(raw: list[str]) -> tuple[str, ...]:
     """The cut texts normalized and edge-trimmed, those with a word (:func:`_split`'s)."""
-    return tuple([piece for piece in [strip_edges(normalize(text)) for text in raw]
-                  if _has_word(piece)])
+    return _kept([normalize(text) for text in raw])
 
 
 def _needle(normalized: str) -> str:
     """The parse's needle of a quote normalized: edge-trimmed, "" without a word."""
     needle = strip_edges(normalized)
-    return needle if _has_word(needle) else ""
+    return needle if has_word(needle) else ""
 
 
 def _kept(normalized: list[str]) -> tuple[str, ...]:
     """The normalized cut texts edge-trimmed, those with a word."""
     return tuple([piece for piece in [strip_edges(text) for text in normalized]
-                  if _has_word(piece)])
+                  if has_word(piece)])
 
 
 def unmarked_parse(needle: str) -> ParsedQuote:

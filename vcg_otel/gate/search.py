@@ -609,13 +609,8 @@ def find_without_insertions(doc: NormalizedText, needle: str | None, pieces: tup
             end = pos + len(needle)  # type: ignore[arg-type]
             span = _span(pos, end, ((pos, end),), False, ())
         else:
-            if len(pieces) == 1:
-                pos, chained = _whole(hay, pieces[0], _NO_EDGES)
-                end = pos + len(pieces[0])
-                span = None if pos == -1 else _span(pos, end, ((pos, end),), True, ())
-            else:
-                span, chained = _chain_in_one_block(doc, pieces, (), max_gap, _NO_EDGES,
-                                                    misses_unsettled=True)
+            span, chained = _chain_in_one_block(doc, pieces, (), max_gap, _NO_EDGES,
+                                                misses_unsettled=True)
             steps += chained
         if span is None:
             return None

@@ -146,7 +146,7 @@ def test_a_quote_without_insertions_is_cut_into_its_parse_and_a_text_its_needle_
 
 
 def test_a_piece_that_starts_with_a_letter_or_digit_has_a_word() -> None:
-    """_has_word's shortcut: a first character that is alphanumeric is a match of the
+    """has_word's shortcut: a first character that is alphanumeric is a match of the
     pattern it stands in for, whatever the character."""
     assert all((_ALNUM.match(chr(c)) is not None) == chr(c).isalnum()
                for c in range(sys.maxunicode + 1))
