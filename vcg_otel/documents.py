@@ -137,6 +137,11 @@ def _str_ident(key: str) -> str | None:
     return _ident(key)
 
 
+def _key_ident(key: Any) -> str | None:
+    """:func:`_ident` of a mapping's key (a ``str`` key's remembered: :func:`_str_ident`)."""
+    return _str_ident(key) if type(key) is str else _ident(key)
+
+
 def _metadata(item: Any) -> Mapping[str, Any]:
     for key in ("metadata", "meta"):
         value = get(item, key)
@@ -300,9 +305,10 @@ def _id_text_chunks(obj: Any, budget: Budget) -> _Plain | None:
         return None
     flat = [*obj, *obj.values()]
     last = _last_plain
+    all_str: bool | None = None  # every key and text an exact ``str``: scanned once, if asked
     if last is not None and len(last[0]) == len(flat) and (
             all(map(is_, flat, last[0]))
-            or (all(map(is_, map(type, flat), repeat(str))) and flat == last[0])):
+            or ((all_str := all(map(is_, map(type, flat), repeat(str)))) and flat == last[0])):
         return last[1] if budget.take() and budget.take(len(obj)) else _NOTHING
     if (not all(map(isinstance, obj.values(), repeat(str)))
             or not _NOT_DOCUMENTS.isdisjoint(obj)):
@@ -312,14 +318,15 @@ def _id_text_chunks(obj: Any, budget: Budget) -> _Plain | None:
     entries: list[_Entry] = []
     seen: set[_Seen] = set()
     for k, v in obj.items():
-        ident = _str_ident(k) if type(k) is str else _ident(k)
+        ident = _key_ident(k)
         names = () if ident is None else ((ident, "id"),)
         if (v, names) not in seen:
             seen.add((v, names))
             entries.append((v, None, names, None))
     chunks = (entries, frozenset(seen))
-    if (all(map(is_, map(type, flat), repeat(str)))
-            and sum(map(len, obj.values())) <= _built_sets.max_size):
+    if all_str is None:
+        all_str = all(map(is_, map(type, flat), repeat(str)))
+    if all_str and sum(map(len, obj.values())) <= _built_sets.max_size:
         _last_plain = (flat, chunks)
     return chunks
 
@@ -369,7 +376,7 @@ class _Walker:
                 and not _NOT_DOCUMENTS.intersection(obj)):
             out = self.out
             for k, v in obj.items():
-                ident = _str_ident(k) if type(k) is str else _ident(k)
+                ident = _key_ident(k)
                 out.append((v, None, [] if ident is None else [(ident, "id")], None))
             return
         for key in _INNER_KEYS:
@@ -909,15 +916,14 @@ class _BuiltSets(BoundedLRU[ContentKey, "DocumentSet"]):
                entries: list[_Entry]) -> DocumentSet | None:
         """The original of the set last returned, when it is of the very same ``entries``."""
         last = self._last
-        if (last is None or last[0] is not cls or last[1] is not position_base
+        if (last is None or last[0] is not cls or last[1] != position_base
                 or len(last[2]) != len(entries) or not all(map(is_, entries, last[2]))):
             return None
-        with self._lock:
-            if self._items.get(last[3]) is not last[4]:  # dropped since: built again
-                self._last = None
-                return None
-            self._items.move_to_end(last[3])
-        return last[4]
+        hit = self.get(last[3])
+        if hit is not last[4]:  # dropped since: built again
+            self._last = None
+            return None
+        return hit
 
     def remember(self, cls: type[DocumentSet], position_base: int | None,
                  entries: list[_Entry], key: ContentKey, original: DocumentSet) -> None:

@@ -57,6 +57,9 @@ _SLOTS = (
 #: public getters.
 _GLOBALS: tuple[tuple[Mapping[str, Any], str], ...] | None = (
     None if None in _SLOTS else tuple(s for s in _SLOTS if s is not None))
+#: The Logs API's slot alone (:func:`logs_configured`), ``None`` with :data:`_GLOBALS`.
+_LOGS_GLOBALS: tuple[tuple[Mapping[str, Any], str], ...] | None = (
+    None if _GLOBALS is None else (_GLOBALS[2],))
 
 # (when the variables were last looked up, whether any of them was set): one tuple, replaced
 # whole, so a thread never reads one half of another thread's update.
@@ -74,30 +77,23 @@ def _env_names_a_provider() -> bool:
     return named
 
 
-def _nothing_set() -> bool:
-    """True only when certainly no global provider is set nor named by a variable."""
-    if _GLOBALS is None:
+def _nothing_set(slots: tuple[tuple[Mapping[str, Any], str], ...] | None) -> bool:
+    """True only when certainly no global provider is set in ``slots`` (:data:`_GLOBALS`, or
+    :data:`_LOGS_GLOBALS` for the Logs API alone: every audit recorded asks it) nor named by
+    a variable."""
+    if slots is None:
         return False
-    for namespace, name in _GLOBALS:
+    for namespace, name in slots:
         if namespace.get(name) is not None:
             return False
     return not _env_names_a_provider()
-
-
-def _no_global_logs() -> bool:
-    """True only when certainly no global logger provider is set nor named by a variable
-    (:func:`_nothing_set` for the Logs API alone: every audit recorded asks it)."""
-    if _GLOBALS is None:
-        return False
-    namespace, name = _GLOBALS[2]
-    return namespace.get(name) is None and not _env_names_a_provider()
 
 
 def logs_configured(logger_provider: LoggerProvider | None = None) -> bool:
     """Whether ``logger_provider`` (the global one when ``None``) would record anything: not
     the API's no-op or not-yet-set proxy provider."""
     if logger_provider is None:
-        if _no_global_logs():
+        if _nothing_set(_LOGS_GLOBALS):
             return False
         logger_provider = _logs.get_logger_provider()
     return type(logger_provider).__name__ not in _NO_LOGS
@@ -109,7 +105,7 @@ def any_configured(tracer_provider: TracerProvider | None = None,
     """Whether traces, metrics or logs would be recorded: the given providers, the global
     ones for those left ``None``. A no-op or not-yet-set proxy provider records nothing."""
     if (tracer_provider is None and meter_provider is None and logger_provider is None
-            and _nothing_set()):
+            and _nothing_set(_GLOBALS)):
         return False
     tp = tracer_provider if tracer_provider is not None else trace.get_tracer_provider()
     if not isinstance(tp, (trace.ProxyTracerProvider, trace.NoOpTracerProvider)):

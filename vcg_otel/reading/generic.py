@@ -118,9 +118,7 @@ def _generic(item: Any, read: Callable[[str], Any]) -> Citation | None:
     """One citation of ``item`` (read through ``read``, its :func:`reader`), else ``None``."""
     if isinstance(item, Citation):
         return item
-    quote = read("quote")
-    if not isinstance(quote, str):  # text_of, inline: this runs once per citation
-        quote = None
+    quote = text_of(read("quote"))
     raw = None
     for key in _DOC_KEYS:
         raw = read(key)
@@ -132,12 +130,10 @@ def _generic(item: Any, read: Callable[[str], Any]) -> Citation | None:
     if start is not None or end is not None:  # most citations have no offsets: no call then
         start, end = integer(start), integer(end)
     chunk_pair = None
-    if chunk is not None and is_list(chunk) and len(chunk) == 2 and all(
+    if is_list(chunk) and len(chunk) == 2 and all(
             integer(x) is not None for x in chunk):
         chunk_pair = (chunk[0], chunk[1])
-    claim = read("claim")
-    if not isinstance(claim, str) or not claim:
-        claim = ""
+    claim = text_of(read("claim")) or ""
     return plain_citation(claim, None if raw is None else document_id(raw), quote, start, end,
                           chunk_pair)
 

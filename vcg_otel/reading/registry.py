@@ -78,7 +78,7 @@ def recognise(result: Any, arguments: Mapping[str, Any], depth: int = 0) -> Foun
     if (not plain and isinstance(result, _UNRECOGNISED)) or not charge(1):
         return None
     present = result.keys() if plain or isinstance(result, Mapping) else None
-    few = plain and present is not None and len(present) <= _FEW_KEYS
+    few = plain and len(result) <= _FEW_KEYS  # a dict: as many keys as ``present``
     for reader in _readers_of(present) if few else FORMATS:
         if not few and present is not None and present.isdisjoint(reader.keys):
             continue  # a plain mapping: only the readers whose keys it has look at it

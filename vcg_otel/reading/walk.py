@@ -105,12 +105,19 @@ class Budget:
         :attr:`exhausted` when it is."""
         if self.exhausted is not None:
             return True
-        now = self._clock()  # one look serves both (the call's deadline is on this clock)
-        if self.call_deadline is not None and now >= self.call_deadline.at:
-            self.exhausted = semconv.REASON_DEADLINE
-        elif now > self.deadline:
-            self.exhausted = "seconds"
+        # one look serves both (the call's deadline is on this clock)
+        self.exhausted = self._expired_at(self._clock())
         return self.exhausted is not None
+
+    def _expired_at(self, now: float) -> str | None:
+        """Why the time is up at ``now`` (the call's deadline first, then this walk's
+        seconds), else ``None``; sets nothing."""
+        call = self.call_deadline
+        if call is not None and now >= call.at:
+            return semconv.REASON_DEADLINE
+        if now > self.deadline:
+            return "seconds"
+        return None
 
     def take(self, nodes: int = 1) -> bool:
         """Spend ``nodes``; ``False`` (and :attr:`exhausted` set) when the budget is gone."""
@@ -120,11 +127,9 @@ class Budget:
         if self.nodes < 0:
             self.exhausted = "nodes"
             return False
-        # :meth:`expired`, its usual answer first without a call (a walk takes a node per
-        # container and item: this runs tens of times a call)
-        now = self._clock()
-        call = self.call_deadline
-        if now <= self.deadline and (call is None or now < call.at):
+        # :meth:`expired`'s usual answer first, from one look at the clock (the next look is
+        # taken only once the time is up)
+        if self._expired_at(self._clock()) is None:
             return True
         return not self.expired()
 

@@ -111,7 +111,7 @@ def read(obj: Any, arguments: Mapping[str, Any]) -> Found | None:
         _retrieve_and_generate(obj, found)
         return found
     blocks = listed(get(get(get(obj, "output"), "message"), "content"))
-    if not blocks or not any(get(b, "citationsContent") is not None for b in blocks):
+    if not any(get(b, "citationsContent") is not None for b in blocks):
         return None
     docs = _request_documents(arguments)
     found = Found(name, documents=docs, position_base=0,
