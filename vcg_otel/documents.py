@@ -70,9 +70,11 @@ from ._frozen import slot_builder
 from ._lru import BoundedLRU
 from .citation import Citation
 from .gate import Corpus, GateMatch, GateResult, NotFoundReason, parse_quote, quote_gate, span_gate
-from .gate.api import MAX_QUOTE_CHARS, checked_quote_gate, search_arguments
+from .gate.api import MAX_QUOTE_CHARS, full_quote_gate, search_arguments
 from .gate.corpus import ContentKey
+from .gate.fast import Located, fast_found
 from .gate.quote import ParsedQuote
+from .gate.result import NO_DIAGNOSIS
 from .gate.search import DEFAULT_MAX_GAP, SearchBudget, SearchLimitReached, Span, find_quote
 from .otel import semconv
 from .places import Run
@@ -487,6 +489,25 @@ def _resolved(match: GateMatch, cited: str | None, how: Resolution,
                            None)
 
 
+def _resolving(docs: DocumentSet, cited: str | None, how: Resolution,
+               group: tuple[str, ...]) -> Located:
+    """A maker of the gate's found answer (:mod:`vcg_otel.gate.fast`) that makes it the
+    :class:`ResolvedMatch` :func:`_resolved` would make of it (with ``docs``), at once: the
+    common found quote is then one object built, not a ``GateMatch`` built and copied."""
+
+    def located(result: GateResult, cited_document_id: str | None, document_id: str,
+                start: int, end: int, text: str, elided: bool,
+                pieces: tuple[tuple[int, int], ...], source_document_ids: tuple[str, ...],
+                forgiven: tuple[str, ...] = ()) -> ResolvedMatch:
+        base = docs.file_offset(document_id)
+        return _build_resolved(result, cited, document_id, start, end, text, elided, pieces,
+                               source_document_ids, None, forgiven, NO_DIAGNOSIS, how, group,
+                               (), None, None, None if base is None else base + start,
+                               None if base is None else base + end)
+
+    return located
+
+
 def _joined(result: GateResult, cited: str | None, run: Run, span: Span, how: Resolution,
             group: tuple[str, ...], normalized: Any) -> ResolvedMatch:
     """A match in a rebuilt text (``normalized``: the run's normalized form)."""
@@ -825,8 +846,9 @@ class DocumentSet(Corpus):
                                             reason=NotFoundReason.SEARCH_LIMIT)
                         return _resolved(limited, cited, how, group)
                     if where is not None:
-                        match = checked_quote_gate(quote, key, self, max_gap, budget)
-                        return _resolved(match, cited, how, group, self)
+                        match = self._gate_chunk(quote, key, cited, how, group, max_gap, budget)
+                        return (match if isinstance(match, ResolvedMatch)
+                                else _resolved(match, cited, how, group, self))
                 if self.runs:  # in no chunk of the group: across its chunks, before elsewhere
                     try:
                         hit = self._in_runs(parsed, frozenset(group), frozenset(), max_gap,
@@ -841,11 +863,25 @@ class DocumentSet(Corpus):
         # One chunk (the common case: one search, not two), or in no chunk of the group: the
         # plain gate against the first one excludes it, and any others were just searched, so
         # anything it finds is outside the group.
-        match = checked_quote_gate(quote, group[0], self, max_gap, budget)
-        if match.found:
-            return _resolved(match, cited, how, group, self)
+        match = self._gate_chunk(quote, group[0], cited, how, group, max_gap, budget)
+        if isinstance(match, ResolvedMatch):  # found
+            return match
         # in no chunk where cited: in another file's consecutive chunks?
         return self._gate_joined(quote, match, cited, how, group, max_gap, budget)
+
+    def _gate_chunk(self, quote: str, key: str, cited: str | None, how: Resolution,
+                    group: tuple[str, ...], max_gap: int,
+                    budget: SearchBudget) -> GateMatch:
+        """:func:`~vcg_otel.gate.api.checked_quote_gate` of ``quote`` in chunk ``key``: a
+        ``found`` answer as the :class:`ResolvedMatch` it becomes (made at once on the fast
+        path: :func:`_resolving`), any other as the gate's plain :class:`GateMatch`."""
+        if len(quote) <= MAX_QUOTE_CHARS:
+            found = fast_found(quote, key, self, budget, max_gap,
+                               _resolving(self, cited, how, group))
+            if found is not None:
+                return found
+        match = full_quote_gate(quote, key, self, max_gap, budget)
+        return _resolved(match, cited, how, group, self) if match.found else match
 
 
 class _Joined:
