@@ -708,11 +708,7 @@ class DocumentSet(Corpus):
     def file_offset(self, key: str) -> int | None:
         """The file offset of a chunk's (or rebuilt text's) first character, when the
         splitter gave it."""
-        run = self._joined.named(key)
-        if run is not None:
-            return run.file_start
-        chunk = self._joined.chunk(self.chunks, key)
-        return None if chunk is None or chunk.locus is None else chunk.locus.start
+        return self._joined.file_start(self.chunks, key)
 
     def _in_runs(self, quote: ParsedQuote, keys: frozenset[str] | None, skip: frozenset[str],
                  max_gap: int, budget: SearchBudget) -> tuple[Run, Span, Any] | None:
@@ -834,7 +830,10 @@ class DocumentSet(Corpus):
             return self._gate_joined(quote, match, cited, how, group, max_gap,
                                      search_arguments(max_gap, budget))
         # one budget for the whole group, as for one quote_gate call; arguments checked once
-        budget = search_arguments(max_gap, budget)
+        # (the auditor's, an int gap and a budget it made, told by exact types, which no
+        # wrong argument has)
+        if type(budget) is not SearchBudget or type(max_gap) is not int or max_gap < 0:
+            budget = search_arguments(max_gap, budget)
         if len(group) > 1 and len(quote) <= MAX_QUOTE_CHARS:
             parsed = parse_quote(quote)
             if not parsed.empty:
@@ -889,12 +888,12 @@ class _Joined:
     cached set (:meth:`DocumentSet._fork` copies the reference), so a recurring retrieval
     rebuilds nothing; a set that changes gets a new one."""
 
-    __slots__ = ("_by_key", "_chunks", "_parts", "_runs")
+    __slots__ = ("_by_key", "_parts", "_runs", "_starts")
 
     def __init__(self) -> None:
         self._runs: tuple[Run, ...] | None = None
         self._by_key: dict[str, Run] = {}
-        self._chunks: dict[str, Chunk] | None = None
+        self._starts: dict[str, int | None] | None = None
         self._parts: dict[tuple[str, frozenset[str]], list[Run]] = {}
 
     def built(self, chunks: Sequence[Chunk]) -> tuple[Run, ...]:
@@ -909,11 +908,17 @@ class _Joined:
     def named(self, key: str) -> Run | None:
         return self._by_key.get(key)
 
-    def chunk(self, chunks: Sequence[Chunk], key: str) -> Chunk | None:
-        table = self._chunks
-        if table is None:
-            table = self._chunks = {c.key: c for c in chunks}
-        return table.get(key)
+    def file_start(self, chunks: Sequence[Chunk], key: str) -> int | None:
+        """:meth:`DocumentSet.file_offset`: a rebuilt text's, else the chunk's splitter
+        offset, from a table made on first use (every found quote asks for it)."""
+        run = self._by_key.get(key)
+        if run is not None:
+            return run.file_start
+        starts = self._starts
+        if starts is None:
+            starts = self._starts = {c.key: None if c.locus is None else c.locus.start
+                                     for c in chunks}
+        return starts.get(key)
 
     def segments(self, run: Run, keys: frozenset[str]) -> list[Run]:
         """``run``'s parts made of ``keys`` only (remembered, and their keys resolvable)."""
