@@ -70,9 +70,11 @@ from ._frozen import slot_builder
 from ._lru import BoundedLRU
 from .citation import Citation
 from .gate import Corpus, GateMatch, GateResult, NotFoundReason, parse_quote, quote_gate, span_gate
-from .gate.api import MAX_QUOTE_CHARS, checked_quote_gate, search_arguments
+from .gate.api import MAX_QUOTE_CHARS, full_quote_gate, search_arguments
 from .gate.corpus import ContentKey
+from .gate.fast import Located, fast_found
 from .gate.quote import ParsedQuote
+from .gate.result import NO_DIAGNOSIS
 from .gate.search import DEFAULT_MAX_GAP, SearchBudget, SearchLimitReached, Span, find_quote
 from .otel import semconv
 from .places import Run
@@ -487,6 +489,25 @@ def _resolved(match: GateMatch, cited: str | None, how: Resolution,
                            None)
 
 
+def _resolving(docs: DocumentSet, cited: str | None, how: Resolution,
+               group: tuple[str, ...]) -> Located:
+    """A maker of the gate's found answer (:mod:`vcg_otel.gate.fast`) that makes it the
+    :class:`ResolvedMatch` :func:`_resolved` would make of it (with ``docs``), at once: the
+    common found quote is then one object built, not a ``GateMatch`` built and copied."""
+
+    def located(result: GateResult, cited_document_id: str | None, document_id: str,
+                start: int, end: int, text: str, elided: bool,
+                pieces: tuple[tuple[int, int], ...], source_document_ids: tuple[str, ...],
+                forgiven: tuple[str, ...] = ()) -> ResolvedMatch:
+        base = docs.file_offset(document_id)
+        return _build_resolved(result, cited, document_id, start, end, text, elided, pieces,
+                               source_document_ids, None, forgiven, NO_DIAGNOSIS, how, group,
+                               (), None, None, None if base is None else base + start,
+                               None if base is None else base + end)
+
+    return located
+
+
 def _joined(result: GateResult, cited: str | None, run: Run, span: Span, how: Resolution,
             group: tuple[str, ...], normalized: Any) -> ResolvedMatch:
     """A match in a rebuilt text (``normalized``: the run's normalized form)."""
@@ -687,11 +708,7 @@ class DocumentSet(Corpus):
     def file_offset(self, key: str) -> int | None:
         """The file offset of a chunk's (or rebuilt text's) first character, when the
         splitter gave it."""
-        run = self._joined.named(key)
-        if run is not None:
-            return run.file_start
-        chunk = self._joined.chunk(self.chunks, key)
-        return None if chunk is None or chunk.locus is None else chunk.locus.start
+        return self._joined.file_start(self.chunks, key)
 
     def _in_runs(self, quote: ParsedQuote, keys: frozenset[str] | None, skip: frozenset[str],
                  max_gap: int, budget: SearchBudget) -> tuple[Run, Span, Any] | None:
@@ -813,7 +830,10 @@ class DocumentSet(Corpus):
             return self._gate_joined(quote, match, cited, how, group, max_gap,
                                      search_arguments(max_gap, budget))
         # one budget for the whole group, as for one quote_gate call; arguments checked once
-        budget = search_arguments(max_gap, budget)
+        # (the auditor's, an int gap and a budget it made, told by exact types, which no
+        # wrong argument has)
+        if type(budget) is not SearchBudget or type(max_gap) is not int or max_gap < 0:
+            budget = search_arguments(max_gap, budget)
         if len(group) > 1 and len(quote) <= MAX_QUOTE_CHARS:
             parsed = parse_quote(quote)
             if not parsed.empty:
@@ -825,8 +845,9 @@ class DocumentSet(Corpus):
                                             reason=NotFoundReason.SEARCH_LIMIT)
                         return _resolved(limited, cited, how, group)
                     if where is not None:
-                        match = checked_quote_gate(quote, key, self, max_gap, budget)
-                        return _resolved(match, cited, how, group, self)
+                        match = self._gate_chunk(quote, key, cited, how, group, max_gap, budget)
+                        return (match if isinstance(match, ResolvedMatch)
+                                else _resolved(match, cited, how, group, self))
                 if self.runs:  # in no chunk of the group: across its chunks, before elsewhere
                     try:
                         hit = self._in_runs(parsed, frozenset(group), frozenset(), max_gap,
@@ -841,11 +862,25 @@ class DocumentSet(Corpus):
         # One chunk (the common case: one search, not two), or in no chunk of the group: the
         # plain gate against the first one excludes it, and any others were just searched, so
         # anything it finds is outside the group.
-        match = checked_quote_gate(quote, group[0], self, max_gap, budget)
-        if match.found:
-            return _resolved(match, cited, how, group, self)
+        match = self._gate_chunk(quote, group[0], cited, how, group, max_gap, budget)
+        if isinstance(match, ResolvedMatch):  # found
+            return match
         # in no chunk where cited: in another file's consecutive chunks?
         return self._gate_joined(quote, match, cited, how, group, max_gap, budget)
+
+    def _gate_chunk(self, quote: str, key: str, cited: str | None, how: Resolution,
+                    group: tuple[str, ...], max_gap: int,
+                    budget: SearchBudget) -> GateMatch:
+        """:func:`~vcg_otel.gate.api.checked_quote_gate` of ``quote`` in chunk ``key``: a
+        ``found`` answer as the :class:`ResolvedMatch` it becomes (made at once on the fast
+        path: :func:`_resolving`), any other as the gate's plain :class:`GateMatch`."""
+        if len(quote) <= MAX_QUOTE_CHARS:
+            found = fast_found(quote, key, self, budget, max_gap,
+                               _resolving(self, cited, how, group))
+            if found is not None:
+                return found
+        match = full_quote_gate(quote, key, self, max_gap, budget)
+        return _resolved(match, cited, how, group, self) if match.found else match
 
 
 class _Joined:
@@ -853,12 +888,12 @@ class _Joined:
     cached set (:meth:`DocumentSet._fork` copies the reference), so a recurring retrieval
     rebuilds nothing; a set that changes gets a new one."""
 
-    __slots__ = ("_by_key", "_chunks", "_parts", "_runs")
+    __slots__ = ("_by_key", "_parts", "_runs", "_starts")
 
     def __init__(self) -> None:
         self._runs: tuple[Run, ...] | None = None
         self._by_key: dict[str, Run] = {}
-        self._chunks: dict[str, Chunk] | None = None
+        self._starts: dict[str, int | None] | None = None
         self._parts: dict[tuple[str, frozenset[str]], list[Run]] = {}
 
     def built(self, chunks: Sequence[Chunk]) -> tuple[Run, ...]:
@@ -873,11 +908,17 @@ class _Joined:
     def named(self, key: str) -> Run | None:
         return self._by_key.get(key)
 
-    def chunk(self, chunks: Sequence[Chunk], key: str) -> Chunk | None:
-        table = self._chunks
-        if table is None:
-            table = self._chunks = {c.key: c for c in chunks}
-        return table.get(key)
+    def file_start(self, chunks: Sequence[Chunk], key: str) -> int | None:
+        """:meth:`DocumentSet.file_offset`: a rebuilt text's, else the chunk's splitter
+        offset, from a table made on first use (every found quote asks for it)."""
+        run = self._by_key.get(key)
+        if run is not None:
+            return run.file_start
+        starts = self._starts
+        if starts is None:
+            starts = self._starts = {c.key: None if c.locus is None else c.locus.start
+                                     for c in chunks}
+        return starts.get(key)
 
     def segments(self, run: Run, keys: frozenset[str]) -> list[Run]:
         """``run``'s parts made of ``keys`` only (remembered, and their keys resolvable)."""

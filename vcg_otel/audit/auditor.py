@@ -37,6 +37,7 @@ from ..evidence import QuotelessStage, SourceEvidence
 from ..gate import GateMatch, GateResult, NotFoundReason, quote_gate, span_gate
 from ..gate.api import Documents, as_corpus
 from ..gate.corpus import Corpus
+from ..gate.result import NO_DIAGNOSIS
 from ..gate.search import DEFAULT_SEARCH_STEPS, SearchBudget
 from ..judge.evidence_prompt import prepare_evidence
 from ..judge.prompt import PROMPT_VERSION
@@ -239,8 +240,7 @@ class Auditor:
     # -- stage 1 ---------------------------------------------------------------------------
 
     def _gate_one(self, c: Citation, corpus: Corpus, budget: SearchBudget) -> GateMatch | None:
-        if isinstance(corpus, DocumentSet):  # ids resolve to chunk groups (documents.py)
-            return corpus.gate(c, self.max_gap, budget)
+        """One citation against a plain corpus (a :class:`DocumentSet` gates its own)."""
         if c.has_offsets:
             assert c.start is not None and c.end is not None
             return span_gate(c.document_id or "", c.start, c.end, corpus, quote=c.quote,
@@ -264,6 +264,9 @@ class Auditor:
         results: list[AuditResult] = []
         pending: list[_Pending] = []
         quoteless: QuotelessStage | None = None  # made for the first citation without a quote
+        # ids resolve to chunk groups (documents.py): told once, not per citation
+        document_set = corpus if isinstance(corpus, DocumentSet) else None
+        max_gap = self.max_gap
         # The gate's work is bounded per quote and per audit: each quote gets at most one
         # quote's budget, taken from what the audit has left (see AUDIT_SEARCH_STEPS).
         left = AUDIT_SEARCH_STEPS
@@ -274,9 +277,11 @@ class Auditor:
                 results.append(audit_result(index, c, None, None, Outcome.UNVERIFIABLE,
                                            semconv.REASON_DEADLINE, gate_started_ns=started_ns))
                 continue
-            budget = SearchBudget(max(1, min(DEFAULT_SEARCH_STEPS, left)), deadline)
-            gate = self._gate_one(c, corpus, budget)
-            if gate is not None:
+            budget = SearchBudget(DEFAULT_SEARCH_STEPS if left >= DEFAULT_SEARCH_STEPS
+                                  else max(1, left), deadline)
+            gate = (document_set.gate(c, max_gap, budget) if document_set is not None
+                    else self._gate_one(c, corpus, budget))
+            if gate is not None and gate.diagnosis is not NO_DIAGNOSIS:
                 # a rejected quote's diagnosis is worked out on first use; telemetry reads it,
                 # so it is done now: its time counts as the gate's, its steps as the audit's
                 gate.diagnosis.value  # noqa: B018

@@ -24,6 +24,8 @@ suite).
 
 from __future__ import annotations
 
+from typing import Protocol
+
 from .corpus import Corpus
 from .normalize import CHUNK_CHARS, NormalizedText, fold_chars, laid_out
 from .quote import (
@@ -46,8 +48,21 @@ from .search import (
     find_without_insertions,
 )
 
-__all__ = ["fast_found", "found_marked", "located_match", "plain_needle", "unmarked_needle"]
+__all__ = ["Located", "fast_found", "found_marked", "located_match", "plain_needle",
+           "unmarked_needle"]
 
+
+class Located(Protocol):
+    """What makes the answer for a passage found: :meth:`GateMatch.located
+    <vcg_otel.gate.result.GateMatch.located>` (the default), or a caller's maker of a
+    :class:`~vcg_otel.gate.result.GateMatch` subclass carrying more
+    (:class:`vcg_otel.documents.ResolvedMatch`), which is then made once instead of a
+    ``GateMatch`` made and copied field by field."""
+
+    def __call__(self, result: GateResult, cited_document_id: str | None, document_id: str,
+                 start: int, end: int, text: str, elided: bool,
+                 pieces: tuple[tuple[int, int], ...], source_document_ids: tuple[str, ...],
+                 forgiven: tuple[str, ...] = ()) -> GateMatch: ...
 
 
 def plain_needle(quote: str) -> str | None:
@@ -91,10 +106,11 @@ def _with_word(needle: str) -> str | None:
 
 
 def fast_found(quote: str, cited: str | None, corpus: Corpus, budget: SearchBudget,
-               max_gap: int = DEFAULT_MAX_GAP) -> GateMatch | None:
+               max_gap: int = DEFAULT_MAX_GAP,
+               located: Located = GateMatch.located) -> GateMatch | None:
     """The full gate's ``found`` answer for a quote in its cited document as written, or
-    elided with marks other than bracketed insertions (:func:`found_marked`); ``None``
-    (budget untouched) whenever the full path has to decide."""
+    elided with marks other than bracketed insertions (:func:`found_marked`), made by
+    ``located``; ``None`` (budget untouched) whenever the full path has to decide."""
     if cited is None:
         return None
     doc = corpus.normalized_if_known(cited)
@@ -106,9 +122,10 @@ def fast_found(quote: str, cited: str | None, corpus: Corpus, budget: SearchBudg
         if marks:
             cut = cut_without_insertions(quote, marks)
             return (None if cut is None
-                    else found_marked(quote, cut, cited, doc, budget, max_gap))
+                    else found_marked(quote, cut, cited, doc, budget, max_gap, located))
     elif "\u2026" in quote:
-        return found_marked(quote, cut_at_ellipses(quote), cited, doc, budget, max_gap)
+        return found_marked(quote, cut_at_ellipses(quote), cited, doc, budget, max_gap,
+                            located)
     # No mark (has_mark's own test, above): kept for the full path should this quote not be
     # found here.
     needle = _kept_needle(quote)
@@ -123,12 +140,12 @@ def fast_found(quote: str, cited: str | None, corpus: Corpus, budget: SearchBudg
         budget.used, budget.next_look = used, next_look
         return None
     start, end = doc.original_span(pos, pos + len(needle))
-    return GateMatch.located(GateResult.FOUND, cited, cited, start, end, doc.original[start:end],
-                             False, ((start, end),), (cited,))
+    return located(GateResult.FOUND, cited, cited, start, end, doc.original[start:end], False,
+                   ((start, end),), (cited,))
 
 
 def found_marked(quote: str, cut: Cut, cited: str, doc: NormalizedText, budget: SearchBudget,
-                 max_gap: int) -> GateMatch | None:
+                 max_gap: int, located: Located = GateMatch.located) -> GateMatch | None:
     """The full gate's ``found`` answer for a quote with editorial marks, none of them a
     bracketed insertion, found in its cited document (``cited``, normalized ``doc``);
     ``None`` (budget untouched) otherwise. ``cut`` is ``quote``'s parse
@@ -162,15 +179,16 @@ def found_marked(quote: str, cut: Cut, cited: str, doc: NormalizedText, budget: 
     if span is None:
         budget.used, budget.next_look = used, next_look
         return None
-    return located_match(GateResult.FOUND, doc, cited, cited, span, (cited,))
+    return located_match(GateResult.FOUND, doc, cited, cited, span, (cited,), located)
 
 
 def located_match(result: GateResult, doc: NormalizedText, cited: str | None, doc_id: str,
-                  span: Span, sources: tuple[str, ...]) -> GateMatch:
-    """The gate's answer for ``span`` found in ``doc`` (document ``doc_id``): its original
-    offsets, passage and pieces (a quote found whole is its own one piece), each
-    :meth:`~vcg_otel.gate.normalize.NormalizedText.original_span` of its normalized offsets
-    (a span and its pieces are never empty)."""
+                  span: Span, sources: tuple[str, ...],
+                  located: Located = GateMatch.located) -> GateMatch:
+    """The gate's answer for ``span`` found in ``doc`` (document ``doc_id``), made by
+    ``located``: its original offsets, passage and pieces (a quote found whole is its own
+    one piece), each :meth:`~vcg_otel.gate.normalize.NormalizedText.original_span` of its
+    normalized offsets (a span and its pieces are never empty)."""
     if doc.identity:  # every map the identity (most documents): only the markers shift
         lead = doc.lead
         start, end = span.start + lead, span.end + lead
@@ -181,5 +199,5 @@ def located_match(result: GateResult, doc: NormalizedText, cited: str | None, do
         pieces = (((start, end),) if len(span.pieces) == 1
                   and span.pieces[0] == (span.start, span.end)
                   else tuple([doc.original_span(s, e) for s, e in span.pieces]))
-    return GateMatch.located(result, cited, doc_id, start, end, doc.original[start:end],
-                             span.elided, pieces, sources, span.forgiven)
+    return located(result, cited, doc_id, start, end, doc.original[start:end], span.elided,
+                   pieces, sources, span.forgiven)

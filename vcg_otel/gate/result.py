@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from .._enum import StrEnum
 from .._frozen import slot_builder
 
-__all__ = ["ClosestPassage", "Diagnosis", "GateMatch", "GateResult", "LazyDiagnosis",
-           "NotFoundReason", "RejectionKind"]
+__all__ = ["NO_DIAGNOSIS", "ClosestPassage", "Diagnosis", "GateMatch", "GateResult",
+           "LazyDiagnosis", "NotFoundReason", "RejectionKind"]
 
 
 class GateResult(StrEnum):
@@ -118,7 +118,8 @@ class LazyDiagnosis:
         return self._value
 
 
-_NO_DIAGNOSIS = LazyDiagnosis.known(None, None)
+#: The diagnosis of every match that has none (a passage found): one shared instance.
+NO_DIAGNOSIS = LazyDiagnosis.known(None, None)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -159,7 +160,7 @@ class GateMatch:
     source_document_ids: tuple[str, ...] = ()
     reason: NotFoundReason | None = None
     forgiven: tuple[str, ...] = ()
-    diagnosis: LazyDiagnosis = field(default=_NO_DIAGNOSIS, repr=False)
+    diagnosis: LazyDiagnosis = field(default=NO_DIAGNOSIS, repr=False)
 
     @classmethod
     def located(cls, result: GateResult, cited_document_id: str | None, document_id: str,
@@ -170,7 +171,7 @@ class GateMatch:
         constructor builds from the same fields, in half the time (:mod:`vcg_otel._frozen`):
         on the common found quote (:mod:`vcg_otel.gate.fast`) nothing else costs as much."""
         return _build_match(result, cited_document_id, document_id, start, end, text,
-                            elided, pieces, source_document_ids, None, forgiven, _NO_DIAGNOSIS)
+                            elided, pieces, source_document_ids, None, forgiven, NO_DIAGNOSIS)
 
     @property
     def rejection(self) -> RejectionKind | None:

@@ -13,6 +13,7 @@ from typing import Any
 
 from .._enum import VALUE
 from ..gate import GateMatch
+from ..gate.result import NO_DIAGNOSIS
 from . import semconv
 from .content import ContentPolicy
 
@@ -24,8 +25,11 @@ def add_gate_details(attrs: dict[str, Any], gate: GateMatch, policy: ContentPoli
     into ``attrs`` (a check span's or an event's, which holds none of these keys yet)."""
     if gate.forgiven:
         attrs[semconv.GATE_FORGIVEN] = list(gate.forgiven)
+    diagnosis = gate.diagnosis
+    if diagnosis is NO_DIAGNOSIS:  # a passage found (most quotes): nothing to diagnose
+        return
     # both at once: ``gate.rejection`` and ``gate.closest`` each read the diagnosis anew
-    rejection, closest = gate.diagnosis.value
+    rejection, closest = diagnosis.value
     if rejection is not None:
         attrs[semconv.GATE_REJECTION] = VALUE[rejection]
     if closest is None:

@@ -109,7 +109,9 @@ def check_attributes(r: AuditResult, policy: ContentPolicy,
             attrs[semconv.GATE_MATCH_END] = end
             if gate.document_id is not None:
                 attrs[semconv.GATE_MATCH_DOCUMENT_ID] = gate.document_id
-        if resolved is not None:  # across chunks, file offsets (stitch.py); a plain match has none
+        # across chunks, file offsets (stitch.py); a match inside one chunk of no known file
+        # (most) has none
+        if resolved is not None and (resolved.chunks or resolved.file_start is not None):
             attrs.update(match_attributes(resolved))
         if gate.reason is not None:
             attrs[semconv.GATE_REASON] = VALUE[gate.reason]

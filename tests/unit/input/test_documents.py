@@ -370,3 +370,37 @@ def test_a_remembered_resolution_follows_the_set_as_it_changes() -> None:
     before = positions.resolve("1")
     positions.position_base = 1
     assert positions.resolve("1") == positions._resolve("1") and before[1] == "position"
+
+
+@pytest.mark.parametrize("quote", [
+    _sentence(A, 1),  # as written: the fast path's common quote
+    _sentence(A, 1).replace(" ", " \u2026 ", 1).split(" \u2026 ", 1)[0] + " \u2026 "
+    + _sentence(A, 1).split(" ", 3)[3],  # elided: the fast path's marked quote
+    "  " + _sentence(A, 1).upper() + "  ",  # another case and spacing: normalized
+])
+@pytest.mark.parametrize("start", [None, 0, 5000])
+def test_a_found_quote_is_the_plain_gate_s_match_with_its_resolution(
+        quote: str, start: int | None) -> None:
+    """The fast path makes a found quote's ResolvedMatch at once (documents._resolving): the
+    very match the plain gate finds, with the resolution, the group and the file offsets
+    (the chunk's splitter offset added) that copying it would give."""
+    from vcg_otel.gate import quote_gate
+    from vcg_otel.gate.corpus import Corpus
+    from vcg_otel.stitch import Locus
+
+    docs = DocumentSet()
+    docs.add_chunk(B, [("other.txt", "path")], 0, Locus("other.txt", 0))
+    docs.add_chunk(A, [("paper.txt", "path")], 1, Locus("paper.txt", start))
+    match = docs.gate(Citation("claim", "paper.txt", quote))
+    plain = quote_gate(quote, "paper.txt", Corpus({"other.txt": B, "paper.txt": A}))
+    assert match is not None and plain.found and match == plain
+    assert (match.result, match.cited_document_id, match.document_id, match.start, match.end,
+            match.text, match.elided, match.pieces, match.source_document_ids, match.reason,
+            match.forgiven, match.rejection, match.closest) == (
+        plain.result, "paper.txt", "paper.txt", plain.start, plain.end, plain.text, plain.elided,
+        plain.pieces, plain.source_document_ids, plain.reason, plain.forgiven, None, None)
+    assert (match.resolution, match.group, match.chunks, match.chunk_start,
+            match.chunk_end) == ("path", ("paper.txt",), (), None, None)
+    assert plain.start is not None and plain.end is not None
+    assert (match.file_start, match.file_end) == (
+        (None, None) if start is None else (start + plain.start, start + plain.end))
