@@ -76,7 +76,7 @@ from .gate.quote import ParsedQuote
 from .gate.search import DEFAULT_MAX_GAP, SearchBudget, SearchLimitReached, Span, find_quote
 from .otel import semconv
 from .places import Run
-from .reading.walk import Budget, charging, doc_text, document_id, get
+from .reading.walk import Budget, charged, doc_text, document_id, get
 from .stitch import Locus, runs
 
 __all__ = [
@@ -265,8 +265,7 @@ def _located_chunks(obj: Any, id_keys: Sequence[str],
     """:func:`find_chunks`, with each chunk's :class:`~vcg_otel.stitch.Locus`: the whole walk,
     made at once (within ``budget``)."""
     walk = _Walker(tuple(id_keys), budget if budget is not None else Budget())
-    with charging(walk.budget):  # attribute reads of app objects are charged to it
-        walk.walk(obj, 0)
+    charged(walk.budget, walk.walk, obj, 0)  # attribute reads of app objects are charged to it
     return walk.out
 
 
