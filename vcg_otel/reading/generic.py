@@ -281,9 +281,13 @@ def _content_blocks(blocks: Iterable[Any], walk: _Walk, depth: int) -> list[Cita
 def citations_from_item(item: Any, depth: int = 0) -> list[Citation]:
     """The citations of one item of a citations list (``[]`` if unrecognised): one, or one
     per source for a Cohere span citing several."""
-    if type(item) is not dict and isinstance(item, _NOT_ITEMS):  # most items are dicts
+    read: Callable[[str], Any]
+    if type(item) is dict:  # most items: read through their own ``get`` (:func:`reader`)
+        read = item.get
+    elif isinstance(item, _NOT_ITEMS):
         return []
-    read = reader(item)
+    else:
+        read = reader(item)
     sources, ids = read("sources"), read("document_ids")
     if sources is not None or ids is not None:
         return _cohere(item, sources, ids)
