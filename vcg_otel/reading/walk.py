@@ -1,12 +1,12 @@
 """The bottom floor of reading: bounded reads of what an app returned, shared by every reader.
 
 One :class:`Budget` bounds one call's reading (nodes, answer-text characters, seconds, the
-call's deadline); :func:`charging` makes it the running one, so that every attribute read
-(:func:`get`) of an app object is charged to it without passing it through each reader;
-:func:`document_id` is the one rule of what a document id is; :func:`doc_text` what a
-document's text is. Everything above (the format readers, the generic reader
-:mod:`.generic`, the document model, the marker reader) reads app objects through these and
-nothing else, and this module imports nothing of the input side.
+call's deadline); :func:`charging` (:func:`charged` for one call) makes it the running one,
+so that every attribute read (:func:`get`) of an app object is charged to it without passing
+it through each reader; :func:`document_id` is the one rule of what a document id is;
+:func:`doc_text` what a document's text is. Everything above (the format readers, the generic
+reader :mod:`.generic`, the document model, the marker reader) reads app objects through
+these and nothing else, and this module imports nothing of the input side.
 """
 
 from __future__ import annotations
