@@ -78,7 +78,7 @@ from .gate.result import NO_DIAGNOSIS
 from .gate.search import DEFAULT_MAX_GAP, SearchBudget, SearchLimitReached, Span, find_quote
 from .otel import semconv
 from .places import Run
-from .reading.walk import Budget, charging, doc_text, document_id, get
+from .reading.walk import Budget, charged, doc_text, document_id, get
 from .stitch import Locus, runs
 
 __all__ = [
@@ -267,8 +267,7 @@ def _located_chunks(obj: Any, id_keys: Sequence[str],
     """:func:`find_chunks`, with each chunk's :class:`~vcg_otel.stitch.Locus`: the whole walk,
     made at once (within ``budget``)."""
     walk = _Walker(tuple(id_keys), budget if budget is not None else Budget())
-    with charging(walk.budget):  # attribute reads of app objects are charged to it
-        walk.walk(obj, 0)
+    charged(walk.budget, walk.walk, obj, 0)  # attribute reads of app objects are charged to it
     return walk.out
 
 
@@ -305,13 +304,14 @@ def _id_text_chunks(obj: Any, budget: Budget) -> _Plain | None:
     global _last_plain
     if type(obj) is not dict or not obj:
         return None
-    flat = [*obj, *obj.values()]
     last = _last_plain
+    flat: list[Any] | None = None  # keys then texts: made only to compare or to remember
     all_str: bool | None = None  # every key and text an exact ``str``: scanned once, if asked
-    if last is not None and len(last[0]) == len(flat) and (
-            all(map(is_, flat, last[0]))
-            or ((all_str := all(map(is_, map(type, flat), repeat(str)))) and flat == last[0])):
-        return last[1] if budget.take() and budget.take(len(obj)) else _NOTHING
+    if last is not None and len(last[0]) == 2 * len(obj):
+        flat = [*obj, *obj.values()]
+        if all(map(is_, flat, last[0])) or (
+                (all_str := all(map(is_, map(type, flat), repeat(str)))) and flat == last[0]):
+            return last[1] if budget.take() and budget.take(len(obj)) else _NOTHING
     if (not all(map(isinstance, obj.values(), repeat(str)))
             or not _NOT_DOCUMENTS.isdisjoint(obj)):
         return None
@@ -326,6 +326,8 @@ def _id_text_chunks(obj: Any, budget: Budget) -> _Plain | None:
             seen.add((v, names))
             entries.append((v, None, names, None))
     chunks = (entries, frozenset(seen))
+    if flat is None:
+        flat = [*obj, *obj.values()]
     if all_str is None:
         all_str = all(map(is_, map(type, flat), repeat(str)))
     if all_str and sum(map(len, obj.values())) <= _built_sets.max_size:
@@ -341,6 +343,9 @@ def _only_ids(names: tuple[tuple[str, str], ...]) -> bool:
 
 # Where documents are looked for under a mapping or object, in order.
 _INNER_KEYS = (*DOCUMENT_KEYS, *_NESTED_KEYS)
+# Exact types that are never a Mapping: told so without ``isinstance(value, Mapping)``, an
+# abstract class's check (a call into Python for every type that is not a dict).
+_NO_MAPPINGS = frozenset({str, list, tuple, int, float, bool, bytes, type(None)})
 
 
 class _Walker:
@@ -366,7 +371,8 @@ class _Walker:
             return
         if not self.enter(obj):
             return
-        if type(obj) is dict or isinstance(obj, Mapping):
+        kind = type(obj)  # the usual containers told without the abstract classes' checks
+        if kind is dict or (kind not in _NO_MAPPINGS and isinstance(obj, Mapping)):
             self._mapping(obj, depth)
         elif isinstance(obj, (list, tuple)):
             self._sequence(obj, depth)
@@ -385,7 +391,8 @@ class _Walker:
             if key in obj:
                 self.walk(obj[key], depth + 1)
         for value in obj.values():  # Haystack pipeline outputs: {component: {socket: value}}
-            if type(value) is dict or isinstance(value, Mapping):
+            kind = type(value)
+            if kind is dict or (kind not in _NO_MAPPINGS and isinstance(value, Mapping)):
                 self.walk(value, depth + 1)
 
     def _sequence(self, obj: Sequence[Any], depth: int) -> None:

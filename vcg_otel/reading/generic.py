@@ -59,7 +59,7 @@ from ..citation import Citation, plain_citation
 from .walk import (
     Budget,
     charge,
-    charging,
+    charged,
     doc_text,
     document_id,
     get,
@@ -130,7 +130,7 @@ def _generic(item: Any, read: Callable[[str], Any]) -> Citation | None:
     if start is not None or end is not None:  # most citations have no offsets: no call then
         start, end = integer(start), integer(end)
     chunk_pair = None
-    if is_list(chunk) and len(chunk) == 2 and all(
+    if chunk is not None and is_list(chunk) and len(chunk) == 2 and all(
             integer(x) is not None for x in chunk):
         chunk_pair = (chunk[0], chunk[1])
     claim = text_of(read("claim")) or ""
@@ -281,9 +281,13 @@ def _content_blocks(blocks: Iterable[Any], walk: _Walk, depth: int) -> list[Cita
 def citations_from_item(item: Any, depth: int = 0) -> list[Citation]:
     """The citations of one item of a citations list (``[]`` if unrecognised): one, or one
     per source for a Cohere span citing several."""
-    if type(item) is not dict and isinstance(item, _NOT_ITEMS):  # most items are dicts
+    read: Callable[[str], Any]
+    if type(item) is dict:  # most items: read through their own ``get`` (:func:`reader`)
+        read = item.get
+    elif isinstance(item, _NOT_ITEMS):
         return []
-    read = reader(item)
+    else:
+        read = reader(item)
     sources, ids = read("sources"), read("document_ids")
     if sources is not None or ids is not None:
         return _cohere(item, sources, ids)
@@ -361,8 +365,7 @@ def extract_citations(result: Any, budget: Budget | None = None) -> list[Citatio
     :func:`extract_documents` to bound a whole call and to learn whether it ran out.
     """
     walk = _Walk(budget)
-    with charging(walk.budget):
-        return _citations(result, walk, 0)
+    return charged(walk.budget, _citations, result, walk, 0)
 
 
 # --- documents -------------------------------------------------------------------------------
@@ -420,8 +423,7 @@ def extract_documents(obj: Any, budget: Budget | None = None) -> dict[str, str]:
     ``budget``: as for :func:`extract_citations`.
     """
     walk = _Walk(budget)
-    with charging(walk.budget):
-        return _documents(obj, walk, 0)
+    return charged(walk.budget, _documents, obj, walk, 0)
 
 
 # --- a decorated call's arguments ----------------------------------------------------------

@@ -38,7 +38,7 @@ from .answers import answer_citations
 from .base import Found
 from .generic import DOCUMENT_ARGUMENTS, call_arguments, extract_citations
 from .registry import recognise
-from .walk import Budget, charging
+from .walk import Budget, charged
 
 __all__ = ["Completeness", "DocumentsIncomplete", "Reading", "read_output"]
 
@@ -109,11 +109,20 @@ def _citations(result: Any, arguments: Mapping[str, Any], budget: Budget,
                extractor: Extractor | None) -> tuple[list[Citation], Found | None]:
     if extractor is not None:
         return extract_citations(extractor(arguments, result), budget), None
-    with charging(budget):
-        found = recognise(result, arguments)
+    cited, found = charged(budget, _format_or_generic, result, arguments, budget)
+    if found is None and not cited:
+        cited = answer_citations(result, budget)
+    return cited, found
+
+
+def _format_or_generic(result: Any, arguments: Mapping[str, Any],
+                       budget: Budget) -> tuple[list[Citation], Found | None]:
+    """The citations of the first format that recognises ``result``, else the generic
+    reader's; run with ``budget`` the running one (the generic reader then enters nothing)."""
+    found = recognise(result, arguments)
     if found is not None:
         return found.citations, found
-    return extract_citations(result, budget) or answer_citations(result, budget), None
+    return extract_citations(result, budget), None
 
 
 def _sources(result: Any, arguments: Mapping[str, Any], found: Found | None,

@@ -9,6 +9,10 @@ A result that no reader recognises at its top is looked into one level down, und
 frameworks and apps wrap answers in (``answer``, ``response``, ``output``, ``result``,
 ``raw``... — a handler returning ``{"response": message, "documents": docs}``), at most
 :data:`MAX_WRAPPING` levels. Nothing recognised: ``None``, and the generic reader runs.
+
+The generic reader's own answer shape (``{"answer", "citations": [{"claim", "quote",
+"doc_id"}, ...]}``, :func:`generic_answer`) is one that every reader declines: it is told by
+its keys, and no reader is asked (nor the budget charged less than their reads would cost).
 """
 
 from __future__ import annotations
@@ -72,6 +76,31 @@ def _readers_of(keys: Any) -> tuple[Format, ...]:
     return readers
 
 
+#: The keys of the generic reader's own answer shape, and the fields of its citation dicts
+#: (:func:`vcg_otel.reading.generic.citations_from_item`).
+_GENERIC_ANSWER = frozenset({"answer", "citations"})
+_GENERIC_FIELDS = frozenset({"claim", "quote", "doc_id", "document_id", "source_id", "start",
+                             "end", "chunk"})
+
+
+def generic_answer(result: dict[Any, Any]) -> list[Any] | None:
+    """The ``citations`` of ``result`` when it is the generic reader's own answer shape: no
+    key but ``answer`` and ``citations``, a list of plain dicts with no key but the generic
+    citation fields. Every reader whose keys it has declines it having read that list once
+    through :func:`~vcg_otel.reading.walk.listed` (Cohere looks for ``document_ids`` or
+    ``sources``, Bedrock for ``retrievedReferences`` or ``generatedResponsePart``, LangChain
+    for integer citations): tests/unit/reading/test_registry.py holds each reader to it."""
+    if not result.keys() <= _GENERIC_ANSWER:
+        return None
+    cited = result.get("citations")
+    if type(cited) is not list:
+        return None
+    for item in cited:
+        if type(item) is not dict or not item.keys() <= _GENERIC_FIELDS:
+            return None
+    return cited
+
+
 def recognise(result: Any, arguments: Mapping[str, Any], depth: int = 0) -> Found | None:
     """The first format that recognises ``result`` (or what it wraps), else ``None``."""
     plain = type(result) is dict  # most results: told without the abstract-class checks
@@ -79,7 +108,13 @@ def recognise(result: Any, arguments: Mapping[str, Any], depth: int = 0) -> Foun
         return None
     present = result.keys() if plain or isinstance(result, Mapping) else None
     few = plain and len(result) <= _FEW_KEYS  # a dict: as many keys as ``present``
-    for reader in _readers_of(present) if few else FORMATS:
+    readers = _readers_of(present) if few else FORMATS
+    cited = generic_answer(result) if few else None
+    if cited is not None:  # every reader declines it: charged what their reads of it cost
+        if cited:
+            charge(len(readers) * len(cited))
+        readers = ()
+    for reader in readers:
         if not few and present is not None and present.isdisjoint(reader.keys):
             continue  # a plain mapping: only the readers whose keys it has look at it
         found = reader.read(result, arguments)

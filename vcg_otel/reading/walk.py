@@ -1,12 +1,12 @@
 """The bottom floor of reading: bounded reads of what an app returned, shared by every reader.
 
 One :class:`Budget` bounds one call's reading (nodes, answer-text characters, seconds, the
-call's deadline); :func:`charging` makes it the running one, so that every attribute read
-(:func:`get`) of an app object is charged to it without passing it through each reader;
-:func:`document_id` is the one rule of what a document id is; :func:`doc_text` what a
-document's text is. Everything above (the format readers, the generic reader
-:mod:`.generic`, the document model, the marker reader) reads app objects through these and
-nothing else, and this module imports nothing of the input side.
+call's deadline); :func:`charging` (:func:`charged` for one call) makes it the running one,
+so that every attribute read (:func:`get`) of an app object is charged to it without passing
+it through each reader; :func:`document_id` is the one rule of what a document id is;
+:func:`doc_text` what a document's text is. Everything above (the format readers, the generic
+reader :mod:`.generic`, the document model, the marker reader) reads app objects through
+these and nothing else, and this module imports nothing of the input side.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import re
 import time
 from collections.abc import Callable, Mapping
 from contextvars import ContextVar
-from typing import Any
+from typing import Any, TypeVar
 
 from .._deadline import Deadline
 from ..otel import semconv
@@ -29,6 +29,7 @@ __all__ = [
     "SLOW_READ_SECONDS",
     "Budget",
     "charge",
+    "charged",
     "charging",
     "current",
     "doc_text",
@@ -60,6 +61,7 @@ SLOW_READ_SECONDS = 0.1
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 # Values that have no attributes worth reading: a read of one is not made (nor charged).
 _NO_ATTRIBUTES = (str, bytes, int, float, bool)
+T = TypeVar("T")
 
 
 class Budget:
@@ -83,6 +85,10 @@ class Budget:
         self.call_deadline = deadline
         self._clock = time.monotonic if deadline is None else deadline.clock
         self.deadline = self._clock() + seconds
+        # before this moment neither the call's deadline nor this walk's seconds can have
+        # passed: :meth:`take`'s usual look at the clock is one comparison with it
+        self._quiet_until = (self.deadline if deadline is None
+                             else min(self.deadline, deadline.at))
         self.exhausted: str | None = None
         self.unreadable: dict[int, Any] = {}  # objects one of whose reads was slow
         self.refused = 0  # attribute reads not made (budget gone, or an unreadable object)
@@ -127,9 +133,9 @@ class Budget:
         if self.nodes < 0:
             self.exhausted = "nodes"
             return False
-        # :meth:`expired`'s usual answer first, from one look at the clock (the next look is
-        # taken only once the time is up)
-        if self._expired_at(self._clock()) is None:
+        # :meth:`expired`'s usual answer first, from one look at the clock (the next look, by
+        # :meth:`expired` itself, is taken only once the time may be up)
+        if self._clock() < self._quiet_until:
             return True
         return not self.expired()
 
@@ -165,6 +171,20 @@ class charging:
 
     def __exit__(self, *exc: object) -> None:
         _BUDGET.reset(self.token)
+
+
+def charged(budget: Budget, read: Callable[..., T], *args: Any) -> T:
+    """``read(*args)`` with ``budget`` the running one, as inside ``with charging(budget)``;
+    nothing entered when it already is (a call's generic reader runs inside its format
+    readers' charging of the same budget). One plain call where the hot paths would make
+    three (:class:`charging`'s ``__init__``, ``__enter__`` and ``__exit__``)."""
+    if _BUDGET.get() is budget:
+        return read(*args)
+    token = _BUDGET.set(budget)
+    try:
+        return read(*args)
+    finally:
+        _BUDGET.reset(token)
 
 
 def get(obj: Any, key: str, default: Any = None) -> Any:
@@ -214,7 +234,9 @@ def document_id(value: Any) -> str | None:
     :data:`MAX_ID_CHARS` characters with no control characters (no newlines), or an ``int``
     (written in decimal); never ``str()`` of anything else (a dict, a 10 kB body)."""
     if isinstance(value, str):
-        text = str.__str__(value)  # a str subclass cannot lie about its length or contents
+        # a str subclass cannot lie about its length or contents (an exact str is itself:
+        # not asked through ``str.__str__``, a slot wrapper's call)
+        text = value if type(value) is str else str.__str__(value)
         # an ASCII text has no control character exactly when it is printable: two C calls
         # answer for most ids, the pattern for the rest
         if 0 < len(text) <= MAX_ID_CHARS and ((text.isascii() and text.isprintable())

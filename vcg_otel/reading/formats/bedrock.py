@@ -18,7 +18,7 @@ from typing import Any
 
 from ...citation import Citation
 from ..base import Found, document
-from ..walk import document_id, get, integer, listed, text_of
+from ..walk import document_id, get, integer, listed, reader, text_of
 
 name = "bedrock"
 #: A mapping with none of these keys is not this shape (checked before reading it).
@@ -98,8 +98,8 @@ def _generated(cited: list[Any] | tuple[Any, ...]) -> bool:
     """Whether ``cited`` holds a ``retrieve_and_generate`` citation (a loop, not ``any`` of a
     generator: most citation lists an app returns are someone else's, read to the end)."""
     for c in cited:
-        if (get(c, "retrievedReferences") is not None
-                or get(c, "generatedResponsePart") is not None):
+        read = reader(c)  # a plain dict's own ``get``: no call through :func:`get` per key
+        if read("retrievedReferences") is not None or read("generatedResponsePart") is not None:
             return True
     return False
 
@@ -110,7 +110,10 @@ def read(obj: Any, arguments: Mapping[str, Any]) -> Found | None:
         found = Found(name)
         _retrieve_and_generate(obj, found)
         return found
-    blocks = listed(get(get(get(obj, "output"), "message"), "content"))
+    output = get(obj, "output")
+    if output is None:  # no Converse message to read (most results that get here)
+        return None
+    blocks = listed(get(get(output, "message"), "content"))
     if not any(get(b, "citationsContent") is not None for b in blocks):
         return None
     docs = _request_documents(arguments)

@@ -59,7 +59,7 @@ def _citations(obj: Any) -> tuple[list[Any] | tuple[Any, ...], str]:
     if v1 and get(v1[0], "document_ids") is not None:
         return v1, "v1"
     message = get(obj, "message")
-    v2 = listed(get(message, "citations")) or v1
+    v2 = (listed(get(message, "citations")) if message is not None else ()) or v1
     if v2 and get(v2[0], "sources") is not None:
         return v2, "v2"
     return (), ""
