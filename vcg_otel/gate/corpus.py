@@ -344,7 +344,7 @@ class Corpus:
         found: list[tuple[str, Span]] = []
         plain = _plain_skeleton(quote)
         probes = _probes(quote) if plain is None else ()
-        size = len(quote.needle)
+        absent_scans = _absent_scans(len(quote.needle))
         normalized = self._normalized
         try:
             candidates = self._candidates(quote, budget)
@@ -355,7 +355,7 @@ class Corpus:
                 doc = normalized.get(doc_id) or self.normalized(doc_id)
                 if plain is not None and plain not in doc.slip_skeleton():
                     # the document opened (a step) and searched in vain, charged at once
-                    _charge_absent(budget, len(doc.text), size, opened=1)
+                    budget.charge(1, absent_scans, len(doc.text))
                     continue
                 budget.spend()
                 if probes and not _holds(doc.text, probes, budget):
@@ -495,16 +495,22 @@ def _plain_skeleton(quote: ParsedQuote) -> bytes | None:
     return quote_skeleton(quote.needle)
 
 
-def _charge_absent(budget: SearchBudget, chars: int, needle: int, opened: int = 0) -> None:
+def _charge_absent(budget: SearchBudget, chars: int, needle: int) -> None:
     """What :func:`~vcg_otel.gate.search.find_quote` charges for a document of ``chars``
     characters whose skeleton lacks a quote without marks (needle of ``needle``
-    characters), in the same order: a scan for the contiguous search (which finds no
-    occurrence, so examines none) and one for the slip search's skeleton test (which it
-    skips for a needle too long to search for slips); after ``opened`` steps for opening
-    the document, when the caller charges that too. In one call
+    characters): :func:`_absent_scans` scans of it, in one call
     (:meth:`~vcg_otel.gate.search.SearchBudget.charge`), which ends with the very count,
     and stops at the very charge, that the full search would reach."""
-    budget.charge(opened, 2 if needle <= MAX_SLIP_CHARS else 1, chars)
+    budget.charge(0, _absent_scans(needle), chars)
+
+
+def _absent_scans(needle: int) -> int:
+    """The scans :func:`~vcg_otel.gate.search.find_quote` charges for a document whose
+    skeleton lacks a quote without marks (needle of ``needle`` characters), in this order:
+    one for the contiguous search (which finds no occurrence, so examines none) and one for
+    the slip search's skeleton test (which it skips for a needle too long to search for
+    slips)."""
+    return 2 if needle <= MAX_SLIP_CHARS else 1
 
 
 def _probes(quote: ParsedQuote) -> tuple[str, ...]:
