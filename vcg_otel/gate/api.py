@@ -208,11 +208,8 @@ def _diagnose(needle: str, cited: str, corpus: Corpus, budget: SearchBudget,
               allowance: int) -> Diagnosis:
     """The diagnosis of :func:`_rejected`, run when first read: ``allowance`` steps of its
     own, charged to ``budget`` once spent."""
-    own = SearchBudget(allowance)
-    diagnosis = nearest(needle, (cited, corpus.normalized(cited)),
-                        corpus.documents_near(_longest_first(needle), cited), own)
-    budget.used += own.used
-    return diagnosis
+    return nearest(needle, (cited, corpus.normalized(cited)),
+                   corpus.documents_near(_longest_first(needle), cited), budget, allowance)
 
 
 def _longest_first(needle: str) -> Iterator[str]:

@@ -71,14 +71,19 @@ def _quote(needle: str) -> _Quote:
     come cut from the slip search (:func:`~vcg_otel.gate.slips.quote_words`), which has just
     cut the same quote for the gate: not cut a second time."""
     words, starts = quote_words(needle)
-    first = dict(zip(reversed(words), reversed(starts), strict=True))  # the earliest wins
-    # each word once, in quote order, so that the stable sort keeps equal lengths in it
-    longest = sorted([w for w in dict.fromkeys(words) if len(w) >= _MIN_ANCHOR],
-                     key=len, reverse=True)
-    anchors = [(w, first[w]) for w in longest[:_MAX_ANCHORS]]
+    first: dict[str, int] = {}  # each long word at its first offset, in quote order
+    for word, start in zip(words, starts, strict=True):
+        if len(word) >= _MIN_ANCHOR and word not in first:
+            first[word] = start
+    # stable: equal lengths stay in quote order
+    anchors = sorted(first.items(), key=_longest)[:_MAX_ANCHORS]
     if not anchors and words:
         anchors = [(words[0], starts[0])]
     return _Quote(words, tuple(anchors))
+
+
+def _longest(anchor: tuple[str, int]) -> int:
+    return -len(anchor[0])
 
 
 def _is_word_at(hay: str, pos: int, size: int) -> bool:
@@ -90,16 +95,16 @@ def _voters(hay: str, quote: _Quote, budget: SearchBudget) -> list[tuple[str, in
     """The anchor words that vote in ``hay``: those occurring at most :data:`_MAX_OCCURRENCES`
     times in a sample of it (the whole of a document up to :data:`_SAMPLE` characters), the
     rarest :data:`_VOTERS` of them in a longer one, whose every scan costs milliseconds."""
+    # a scan of the sample per word, charged before the counts (which charge nothing)
+    budget.charge(0, len(quote.anchors), min(len(hay), _SAMPLE))
+    if len(hay) <= _SAMPLE:  # counted whole: the words it holds, but not too often
+        return [(w, o) for w, o in quote.anchors if 0 < hay.count(w) <= _MAX_OCCURRENCES]
     counted = []
-    sample = min(len(hay), _SAMPLE)
-    most = _MAX_OCCURRENCES * min(1.0, _SAMPLE / max(1, len(hay)))
+    most = _MAX_OCCURRENCES * (_SAMPLE / len(hay))  # a share of the sample
     for word, offset in quote.anchors:
-        budget.scan(sample)
         count = hay.count(word, 0, _SAMPLE)
         if count <= most:
             counted.append((count, word, offset))
-    if len(hay) <= _SAMPLE:
-        return [(w, o) for c, w, o in counted if c]
     counted.sort(key=lambda cwo: (cwo[0] == 0, cwo[0]))  # rare first; unseen in the sample last
     return [(w, o) for _, w, o in counted[:_VOTERS]]
 
@@ -228,16 +233,17 @@ def closest_passage(doc: NormalizedText, needle: str, budget: SearchBudget,
 def _holds_most(hay: str, top: tuple[tuple[str, int], ...]) -> bool:
     """Whether most of the quote's longest words ``top`` occur in ``hay`` (as substrings);
     stops as soon as the answer is known: this runs for every other document."""
-    need = (len(top) + 1) // 2  # most of them
-    held = 0
-    for k, (word, _) in enumerate(top):
+    need = (len(top) + 1) // 2  # most of them: so many more to find
+    left = len(top)  # not yet looked for
+    for word, _ in top:
+        left -= 1
         if word in hay:
-            held += 1
-            if held == need:
+            need -= 1
+            if not need:
                 return True
-        elif held + len(top) - k - 1 < need:
+        elif need > left:
             return False
-    return held >= need
+    return need <= 0
 
 
 def _best_place(hay: str, quote: _Quote, needle_len: int, budget: SearchBudget,
@@ -252,44 +258,49 @@ def _best_place(hay: str, quote: _Quote, needle_len: int, budget: SearchBudget,
 
 
 def nearest(needle: str, cited: tuple[str, NormalizedText] | None,
-            others: Iterable[tuple[str, NormalizedText]], budget: SearchBudget
-            ) -> tuple[RejectionKind | None, ClosestPassage | None]:
+            others: Iterable[tuple[str, NormalizedText]], budget: SearchBudget,
+            allowance: int | None = None) -> tuple[RejectionKind | None, ClosestPassage | None]:
     """The rejection kind of a quote shown absent, and the closest passage found.
 
     The cited document is searched first; the others only if it has nothing close. ``budget``
-    is charged what is spent, at most :data:`CLOSEST_STEPS` and never past its limit (it does
-    not raise). The kind is ``altered`` when a passage scores at least :data:`ALTERED_SCORE`,
-    ``invented`` when every document was searched and none did, and ``None`` when the search
-    was cut short before either was shown.
+    is charged what is spent, at most ``allowance`` steps (by default :data:`CLOSEST_STEPS`
+    of what it has left: a caller that fixed the allowance earlier passes it) and never past
+    its limit (it does not raise). The kind is ``altered`` when a passage scores at least
+    :data:`ALTERED_SCORE`, ``invented`` when every document was searched and none did, and
+    ``None`` when the search was cut short before either was shown.
     """
-    local = SearchBudget(max(1, min(CLOSEST_STEPS, budget.limit - budget.used)))
+    if allowance is None:
+        allowance = max(1, min(CLOSEST_STEPS, budget.limit - budget.used))
+    local = SearchBudget(allowance)
     best: tuple[str, NormalizedText, _Aligned] | None = None
     complete = True
     quote = _quote(needle)
     try:
-        docs = [cited] if cited is not None else []
-        # What closest_passage does for each document, its test of the other documents (most
-        # of the quote's longest words in them) made here: it rules out nearly all of them, at
-        # a fraction of a call's cost.
-        top = quote.anchors[:3]
-        words, size = bool(quote.words), len(needle)
-        # lazily: the others are not even listed when the cited one holds a misquote
-        for k, (doc_id, doc) in enumerate(chain(docs, others)):
-            if k and best is not None and best[2].score >= ALTERED_SCORE:
-                break
-            local.spend()
-            if not words:
-                continue
-            hay = doc.text
-            if k or cited is None:
-                local.scan(len(hay))
+        if not quote.words:  # nothing to look for: each document opened (a step), in vain
+            for _ in chain([cited] if cited is not None else [], others):
+                local.spend()
+        else:
+            size = len(needle)
+            if cited is not None:
+                local.spend()
+                aligned = _best_place(cited[1].text, quote, size, local, 0.0)
+                if aligned is not None:
+                    best = (cited[0], cited[1], aligned)
+            # What closest_passage does for each other document, its test (most of the
+            # quote's longest words in it) made here: it rules out nearly all of them, at a
+            # fraction of a call's cost. Lazily: the others are not even listed when the
+            # cited one holds a misquote.
+            top = quote.anchors[:3]
+            for doc_id, doc in others:
+                if best is not None and best[2].score >= ALTERED_SCORE:
+                    break
+                hay = doc.text
+                local.charge(1, 1, len(hay))  # opened, and scanned for the words
                 if not _holds_most(hay, top):
                     continue
                 aligned = _best_place(hay, quote, size, local, _CLOSE_VOTES)
-            else:
-                aligned = _best_place(hay, quote, size, local, 0.0)
-            if aligned is not None and (best is None or aligned.score > best[2].score):
-                best = (doc_id, doc, aligned)
+                if aligned is not None and (best is None or aligned.score > best[2].score):
+                    best = (doc_id, doc, aligned)
     except SearchLimitReached:
         complete = False
     budget.used += min(local.used, local.limit)

@@ -344,7 +344,7 @@ class Corpus:
         found: list[tuple[str, Span]] = []
         plain = _plain_skeleton(quote)
         probes = _probes(quote) if plain is None else ()
-        size = len(quote.needle)
+        absent_scans = _absent_scans(len(quote.needle))
         normalized = self._normalized
         try:
             candidates = self._candidates(quote, budget)
@@ -353,10 +353,11 @@ class Corpus:
                 if doc_id == skip:
                     continue
                 doc = normalized.get(doc_id) or self.normalized(doc_id)
-                budget.spend()
                 if plain is not None and plain not in doc.slip_skeleton():
-                    _charge_absent(budget, len(doc.text), size)
+                    # the document opened (a step) and searched in vain, charged at once
+                    budget.charge(1, absent_scans, len(doc.text))
                     continue
+                budget.spend()
                 if probes and not _holds(doc.text, probes, budget):
                     continue  # C-speed substring tests rule out most documents
                 span = find_quote(doc, quote, max_gap, budget)
@@ -384,9 +385,9 @@ class Corpus:
             for word in chosen:
                 hits.update(index.get(word, ()))
             keys = [self._order[i] for i in sorted(hits)]
-        for key in keys:
-            if key != skip and key in self._texts:
-                yield key, self.normalized(key)
+        for key in keys:  # each a document's (none is ever removed)
+            if key != skip:
+                yield key, self._normalized.get(key) or self.normalized(key)
 
     def build_index(self) -> None:
         """Normalize every document and index its words (done lazily when first needed)."""
@@ -497,13 +498,19 @@ def _plain_skeleton(quote: ParsedQuote) -> bytes | None:
 def _charge_absent(budget: SearchBudget, chars: int, needle: int) -> None:
     """What :func:`~vcg_otel.gate.search.find_quote` charges for a document of ``chars``
     characters whose skeleton lacks a quote without marks (needle of ``needle``
-    characters), in the same order: a scan for the contiguous search (which finds no
-    occurrence, so examines none) and one for the slip search's skeleton test (which it
-    skips for a needle too long to search for slips). So a budget ends with the very count,
+    characters): :func:`_absent_scans` scans of it, in one call
+    (:meth:`~vcg_otel.gate.search.SearchBudget.charge`), which ends with the very count,
     and stops at the very charge, that the full search would reach."""
-    budget.scan(chars)
-    if needle <= MAX_SLIP_CHARS:
-        budget.scan(chars)
+    budget.charge(0, _absent_scans(needle), chars)
+
+
+def _absent_scans(needle: int) -> int:
+    """The scans :func:`~vcg_otel.gate.search.find_quote` charges for a document whose
+    skeleton lacks a quote without marks (needle of ``needle`` characters), in this order:
+    one for the contiguous search (which finds no occurrence, so examines none) and one for
+    the slip search's skeleton test (which it skips for a needle too long to search for
+    slips)."""
+    return 2 if needle <= MAX_SLIP_CHARS else 1
 
 
 def _probes(quote: ParsedQuote) -> tuple[str, ...]:

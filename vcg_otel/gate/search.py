@@ -143,6 +143,22 @@ class SearchBudget:
         self.used = used
         return True
 
+    def charge(self, steps: int, scans: int = 0, chars: int = 0) -> None:
+        """``spend(steps)``, then ``scan(chars)`` ``scans`` times, in one call: settled at
+        once when that is the same (:meth:`settle`), else charged one by one, so a budget
+        that runs out stops at the very charge, and with the very count, the calls would.
+
+        For work whose charges are known before it is done: a document opened and scanned
+        for a few words, or shown by its skeleton not to hold a quote. Such charges are
+        mostly a step or none (a scan of less than 64 kB is free), and the calls they stand
+        for cost more than the work itself on a rejected quote's path, which makes them for
+        every document."""
+        each = chars // _SCAN_CHARS
+        if not self.settle(steps + scans * each):
+            self.spend(steps)
+            for _ in range(scans):
+                self.spend(each)
+
     @property
     def exhausted(self) -> bool:
         """No step is left."""
