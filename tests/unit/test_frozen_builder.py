@@ -7,6 +7,7 @@ import dataclasses
 
 import pytest
 
+from vcg_otel import _frozen
 from vcg_otel._frozen import slot_builder
 from vcg_otel.citation import Citation, plain_citation
 
@@ -84,3 +85,26 @@ def test_a_plain_citation_refuses_what_the_constructor_refuses() -> None:
         plain_citation(b"bytes", "doc-1", "q")  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="quote must be str or None"):
         plain_citation("claim", "doc-1", 5)  # type: ignore[arg-type]
+
+
+def test_a_built_instance_stays_frozen_and_of_the_dataclass_alone() -> None:
+    made = slot_builder(LabelledPoint)(1, 2, "q", "n")
+    assert type(made) is LabelledPoint and made.__class__ is LabelledPoint
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        made.note = "changed"  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        del made.x  # type: ignore[misc]
+    assert dataclasses.replace(made, note="m") == LabelledPoint(1, 2, "q", "m")
+    assert hash(slot_builder(Point)(1, 2, "q")) == hash(Point(1, 2, "q"))
+
+
+def test_the_descriptor_builder_makes_what_the_store_class_builder_makes() -> None:
+    # the fallback, for an interpreter that would refuse the class change
+    names = [f.name for f in dataclasses.fields(LabelledPoint)]
+    by_store = _frozen._by_store_class(LabelledPoint, names)(1, 2, "q", "n")
+    by_descriptors = _frozen._by_descriptors(LabelledPoint, names)(1, 2, "q", "n")
+    assert type(by_descriptors) is type(by_store) is LabelledPoint
+    assert repr(by_descriptors) == repr(by_store) == repr(LabelledPoint(1, 2, "q", "n"))
+    assert _frozen._builds(_frozen._by_descriptors(Point, ["x", "y", "label"]), Point,
+                           ["x", "y", "label"])
+    assert not _frozen._builds(lambda *values: Point(0), Point, ["x", "y", "label"])
