@@ -70,9 +70,9 @@ from ._frozen import slot_builder
 from ._lru import BoundedLRU
 from .citation import Citation
 from .gate import Corpus, GateMatch, GateResult, NotFoundReason, parse_quote, quote_gate, span_gate
-from .gate.api import MAX_QUOTE_CHARS, full_quote_gate, search_arguments
+from .gate.api import MAX_QUOTE_CHARS, checked_quote_gate, search_arguments
 from .gate.corpus import ContentKey
-from .gate.fast import Located, fast_found
+from .gate.fast import Located
 from .gate.quote import ParsedQuote
 from .gate.result import NO_DIAGNOSIS
 from .gate.search import DEFAULT_MAX_GAP, SearchBudget, SearchLimitReached, Span, find_quote
@@ -881,13 +881,11 @@ class DocumentSet(Corpus):
         """:func:`~vcg_otel.gate.api.checked_quote_gate` of ``quote`` in chunk ``key``: a
         ``found`` answer as the :class:`ResolvedMatch` it becomes (made at once on the fast
         path: :func:`_resolving`), any other as the gate's plain :class:`GateMatch`."""
-        if len(quote) <= MAX_QUOTE_CHARS:
-            found = fast_found(quote, key, self, budget, max_gap,
-                               _resolving(self, cited, how, group))
-            if found is not None:
-                return found
-        match = full_quote_gate(quote, key, self, max_gap, budget)
-        return _resolved(match, cited, how, group, self) if match.found else match
+        match = checked_quote_gate(quote, key, self, max_gap, budget,
+                                   _resolving(self, cited, how, group))
+        if match.found and not isinstance(match, ResolvedMatch):  # found on the full path
+            return _resolved(match, cited, how, group, self)
+        return match
 
 
 class _Joined:

@@ -25,7 +25,7 @@ from typing import Any
 from .._frozen import slot_builder
 from .closest import CLOSEST_STEPS, nearest
 from .corpus import Corpus, corpus_for, last_corpus_holding
-from .fast import fast_found, located_match, unmarked_needle
+from .fast import Located, fast_found, located_match, unmarked_needle
 from .normalize import normalize_with_map
 from .quote import parse_quote, unmarked_parse
 from .result import Diagnosis, GateMatch, GateResult, LazyDiagnosis, NotFoundReason
@@ -140,16 +140,19 @@ def search_arguments(max_gap: int, budget: SearchBudget | None) -> SearchBudget:
 
 
 def checked_quote_gate(quote: str, cited: str | None, corpus: Corpus, max_gap: int,
-                       budget: SearchBudget) -> GateMatch:
+                       budget: SearchBudget, located: Located = GateMatch.located
+                       ) -> GateMatch:
     """:func:`quote_gate` on arguments already known to be of the right types (a ``str``
     quote and id, a :class:`Corpus`, an ``int`` gap, a budget): for callers that checked
     them once for many quotes, such as :meth:`vcg_otel.documents.DocumentSet.gate`.
 
     A quote found in its cited document as written, or elided with marks other than
     bracketed insertions, is answered by the fast path (:mod:`vcg_otel.gate.fast`), which
-    gives exactly what :func:`full_quote_gate` gives."""
+    gives exactly what :func:`full_quote_gate` gives. Its answer is made by ``located``
+    (:class:`~vcg_otel.gate.fast.Located`: a caller that wraps the match, such as a document
+    set resolving the cited identifier, makes its own object at once instead of a copy)."""
     if len(quote) <= MAX_QUOTE_CHARS:
-        fast = fast_found(quote, cited, corpus, budget, max_gap)
+        fast = fast_found(quote, cited, corpus, budget, max_gap, located)
         if fast is not None:
             return fast
     return full_quote_gate(quote, cited, corpus, max_gap, budget)
