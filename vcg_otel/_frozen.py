@@ -31,9 +31,16 @@ __all__ = ["slot_builder"]
 T = TypeVar("T")
 
 
-def slot_builder(cls: type[T], *, post_init_unneeded: bool = False) -> Callable[..., T]:
+def slot_builder(cls: type[T], *, post_init_unneeded: bool = False,
+                 defaults: bool = False) -> Callable[..., T]:
     """A function taking every field of the frozen, slotted dataclass ``cls`` positionally,
-    in field order, and returning the instance ``cls(*values)`` would make.
+    in field order, and returning the instance ``cls(*values)`` would make. Its parameters
+    are the field names.
+
+    ``defaults``: the fields' plain defaults after the last field without one are the
+    builder's defaults too, so that calls with keywords, or leaving those fields out, make
+    what the constructor makes (a builder standing for the constructor in a public API, such
+    as :func:`vcg_otel.audit.models.audit_result`). Without it every field must be given.
 
     ``post_init_unneeded``: build a class that has a ``__post_init__`` too, which the builder
     never runs; its caller passes only values that ``__post_init__`` would accept and leave
@@ -46,9 +53,23 @@ def slot_builder(cls: type[T], *, post_init_unneeded: bool = False) -> Callable[
     build = _by_store_class(cls, names)
     if not _builds(build, cls, names):
         build = _by_descriptors(cls, names)
+    if defaults:
+        build.__defaults__ = _trailing_defaults(cls)
     build.__qualname__ = build.__name__ = f"build_{cls.__name__}"
     build.__doc__ = f"``{cls.__name__}(...)``, every field given, in field order."
     return build
+
+
+def _trailing_defaults(cls: type) -> tuple[Any, ...]:
+    """The plain defaults of ``cls``'s last fields, up to the last field without one (a
+    required field, or one with a ``default_factory``, which a function's defaults cannot
+    stand for): the builder's ``__defaults__``."""
+    tail: list[Any] = []
+    for f in reversed(dataclasses.fields(cls)):
+        if f.default is dataclasses.MISSING:
+            break
+        tail.append(f.default)
+    return tuple(reversed(tail))
 
 
 def _generated(names: list[str], body: str, namespace: dict[str, Any]) -> Callable[..., Any]:

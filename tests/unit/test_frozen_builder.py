@@ -108,3 +108,20 @@ def test_the_descriptor_builder_makes_what_the_store_class_builder_makes() -> No
     assert _frozen._builds(_frozen._by_descriptors(Point, ["x", "y", "label"]), Point,
                            ["x", "y", "label"])
     assert not _frozen._builds(lambda *values: Point(0), Point, ["x", "y", "label"])
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Tagged:
+    x: int
+    tags: tuple[str, ...] = dataclasses.field(default_factory=tuple)
+    label: str = "t"
+    weight: float = 1.0
+
+
+def test_a_builder_with_defaults_takes_keywords_and_leaves_out_what_the_constructor_does() -> None:
+    build = slot_builder(Tagged, defaults=True)
+    assert build(1, ("a",), weight=2.0) == Tagged(1, ("a",), weight=2.0)
+    assert build(1, ()) == Tagged(1, ())
+    # a field with a default_factory is not one a function's defaults can stand for
+    with pytest.raises(TypeError, match="missing 1 required positional argument: 'tags'"):
+        build(1)

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import MISSING, dataclass, field, fields
-from typing import TYPE_CHECKING, Any, TypeVar
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from .._enum import VALUE, StrEnum
 from .._frozen import slot_builder
@@ -16,8 +16,6 @@ if TYPE_CHECKING:  # evidence imports the document model, which imports this mod
     from ..evidence import SourceEvidence
 
 __all__ = ["AuditReport", "AuditResult", "Citation", "Outcome"]
-
-T = TypeVar("T")
 
 
 class Outcome(StrEnum):
@@ -140,14 +138,6 @@ class AuditResult:
         }
 
 
-def _with_defaults(build: Callable[..., T], cls: type) -> Callable[..., T]:
-    """``build`` (a :func:`~vcg_otel._frozen.slot_builder` of dataclass ``cls``) taking the
-    fields' defaults as the constructor does, and so its keyword calls too: the builder's
-    own parameters are the field names, the defaulted ones last."""
-    build.__defaults__ = tuple(f.default for f in fields(cls) if f.default is not MISSING)
-    return build
-
-
 if TYPE_CHECKING:  # the builder's signature, for type checkers
     def audit_result(index: int, citation: Citation, gate: GateMatch | None,
                      verdict: Verdict | None, outcome: Outcome,
@@ -161,7 +151,7 @@ else:
     #: ``AuditResult(...)`` (same arguments, defaults and keywords) at a third of the cost,
     #: for the auditor's loop: one result per citation of every audited call
     #: (:mod:`vcg_otel._frozen`), made by the builder itself rather than through a wrapper.
-    audit_result = _with_defaults(slot_builder(AuditResult), AuditResult)
+    audit_result = slot_builder(AuditResult, defaults=True)
 
 
 _CONSISTENT = frozenset({Outcome.SUPPORTS, Outcome.FOUND})
