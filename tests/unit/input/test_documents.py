@@ -372,11 +372,18 @@ def test_a_remembered_resolution_follows_the_set_as_it_changes() -> None:
     assert positions.resolve("1") == positions._resolve("1") and before[1] == "position"
 
 
+def _reflowed(sentence: str) -> str:
+    """``sentence`` as a model often quotes it: in curly quotation marks, its full stop kept,
+    the line broken after its fourth word."""
+    words = sentence.split(" ")
+    return "\u201c" + " ".join(words[:4]) + "\n" + " ".join(words[4:]) + ".\u201d"
+
+
 @pytest.mark.parametrize("quote", [
     _sentence(A, 1),  # as written: the fast path's common quote
     _sentence(A, 1).replace(" ", " \u2026 ", 1).split(" \u2026 ", 1)[0] + " \u2026 "
     + _sentence(A, 1).split(" ", 3)[3],  # elided: the fast path's marked quote
-    "  " + _sentence(A, 1).upper() + "  ",  # another case and spacing: normalized
+    _reflowed(_sentence(A, 1)),  # in curly quotes, a line break: normalized
 ])
 @pytest.mark.parametrize("start", [None, 0, 5000])
 def test_a_found_quote_is_the_plain_gate_s_match_with_its_resolution(
