@@ -502,11 +502,14 @@ def _resolving(docs: DocumentSet, cited: str | None, how: Resolution,
     :class:`ResolvedMatch` :func:`_resolved` would make of it (with ``docs``), at once: the
     common found quote is then one object built, not a ``GateMatch`` built and copied."""
 
+    # DocumentSet.file_offset's answer, asked of its table without the method in between
+    file_start, chunks = docs._joined.file_start, docs.chunks
+
     def located(result: GateResult, cited_document_id: str | None, document_id: str,
                 start: int, end: int, text: str, elided: bool,
                 pieces: tuple[tuple[int, int], ...], source_document_ids: tuple[str, ...],
                 forgiven: tuple[str, ...] = ()) -> ResolvedMatch:
-        base = docs.file_offset(document_id)
+        base = file_start(chunks, document_id)
         return _build_resolved(result, cited, document_id, start, end, text, elided, pieces,
                                source_document_ids, None, forgiven, NO_DIAGNOSIS, how, group,
                                (), None, None, None if base is None else base + start,
@@ -883,9 +886,9 @@ class DocumentSet(Corpus):
         path: :func:`_resolving`), any other as the gate's plain :class:`GateMatch`."""
         match = checked_quote_gate(quote, key, self, max_gap, budget,
                                    _resolving(self, cited, how, group))
-        if match.found and not isinstance(match, ResolvedMatch):  # found on the full path
-            return _resolved(match, cited, how, group, self)
-        return match
+        if isinstance(match, ResolvedMatch) or not match.found:  # the fast path's, or rejected
+            return match
+        return _resolved(match, cited, how, group, self)  # found on the full path
 
 
 class _Joined:

@@ -377,8 +377,9 @@ def _word_pieces(raw: list[str]) -> tuple[str, ...]:
 
 
 def _needle(normalized: str) -> str:
-    """The parse's needle of a quote normalized: edge-trimmed, "" without a word."""
-    needle = strip_edges(normalized)
+    """The parse's needle of a quote normalized: edge-trimmed (:func:`strip_edges`, whose one
+    line is written out here: every quote's needle is made here), "" without a word."""
+    needle = normalized.strip(_EDGE)
     return needle if has_word(needle) else ""
 
 
