@@ -531,6 +531,12 @@ def _joined(result: GateResult, cited: str | None, run: Run, span: Span, how: Re
         file_start=where.file_start, file_end=where.file_end)
 
 
+# The reasons a quote was not searched for where cited (nor will be across chunks), as one
+# set: its members read off their enum class once, not per rejected quote (about 0.15 µs each).
+_NOT_SEARCHED = frozenset({NotFoundReason.EMPTY_QUOTE, NotFoundReason.QUOTE_TOO_LONG,
+                           NotFoundReason.SEARCH_LIMIT})
+
+
 def _cacheable(entries: list[_Entry], position_base: int | None) -> bool:
     """Whether equal keys over ``entries`` mean equal document sets: exact ``str`` texts and
     names, exact ``int`` positions (``True == 1``, and a ``str`` subclass may compare as it
@@ -745,8 +751,7 @@ class DocumentSet(Corpus):
         ``misattributed``. A frankenquote stays what ``match`` says: only chunks proven
         consecutive are joined."""
         reason = match.reason
-        if (reason in (NotFoundReason.EMPTY_QUOTE, NotFoundReason.QUOTE_TOO_LONG,
-                       NotFoundReason.SEARCH_LIMIT) or not self.runs):
+        if reason in _NOT_SEARCHED or not self.runs:
             return _resolved(match, cited, how, group, self)
         parsed = parse_quote(quote)
         mine = frozenset(group)
