@@ -502,11 +502,14 @@ def _resolving(docs: DocumentSet, cited: str | None, how: Resolution,
     :class:`ResolvedMatch` :func:`_resolved` would make of it (with ``docs``), at once: the
     common found quote is then one object built, not a ``GateMatch`` built and copied."""
 
+    # DocumentSet.file_offset's answer, asked of its table without the method in between
+    file_start, chunks = docs._joined.file_start, docs.chunks
+
     def located(result: GateResult, cited_document_id: str | None, document_id: str,
                 start: int, end: int, text: str, elided: bool,
                 pieces: tuple[tuple[int, int], ...], source_document_ids: tuple[str, ...],
                 forgiven: tuple[str, ...] = ()) -> ResolvedMatch:
-        base = docs.file_offset(document_id)
+        base = file_start(chunks, document_id)
         return _build_resolved(result, cited, document_id, start, end, text, elided, pieces,
                                source_document_ids, None, forgiven, NO_DIAGNOSIS, how, group,
                                (), None, None, None if base is None else base + start,
@@ -526,6 +529,12 @@ def _joined(result: GateResult, cited: str | None, run: Run, span: Span, how: Re
         forgiven=span.forgiven, resolution=how, group=group, chunks=where.chunks,
         chunk_start=where.chunk_start, chunk_end=where.chunk_end,
         file_start=where.file_start, file_end=where.file_end)
+
+
+# The reasons a quote was not searched for where cited (nor will be across chunks), as one
+# set: its members read off their enum class once, not per rejected quote (about 0.15 µs each).
+_NOT_SEARCHED = frozenset({NotFoundReason.EMPTY_QUOTE, NotFoundReason.QUOTE_TOO_LONG,
+                           NotFoundReason.SEARCH_LIMIT})
 
 
 def _cacheable(entries: list[_Entry], position_base: int | None) -> bool:
@@ -742,8 +751,7 @@ class DocumentSet(Corpus):
         ``misattributed``. A frankenquote stays what ``match`` says: only chunks proven
         consecutive are joined."""
         reason = match.reason
-        if (reason in (NotFoundReason.EMPTY_QUOTE, NotFoundReason.QUOTE_TOO_LONG,
-                       NotFoundReason.SEARCH_LIMIT) or not self.runs):
+        if reason in _NOT_SEARCHED or not self.runs:
             return _resolved(match, cited, how, group, self)
         parsed = parse_quote(quote)
         mine = frozenset(group)
@@ -883,9 +891,9 @@ class DocumentSet(Corpus):
         path: :func:`_resolving`), any other as the gate's plain :class:`GateMatch`."""
         match = checked_quote_gate(quote, key, self, max_gap, budget,
                                    _resolving(self, cited, how, group))
-        if match.found and not isinstance(match, ResolvedMatch):  # found on the full path
-            return _resolved(match, cited, how, group, self)
-        return match
+        if isinstance(match, ResolvedMatch) or not match.found:  # the fast path's, or rejected
+            return match
+        return _resolved(match, cited, how, group, self)  # found on the full path
 
 
 class _Joined:

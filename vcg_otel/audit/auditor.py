@@ -462,20 +462,23 @@ class Auditor:
 
     def _report(self, results: list[AuditResult], judged: dict[int, _Judged],
                 started: float, skipped: int = 0) -> AuditReport:
-        final = []
-        for r in results:
-            j = judged.get(r.index)
-            if j is None:
-                final.append(r)
-                continue
-            final.append(audit_result(r.index, r.citation, r.gate, j.verdict,
-                                     _OUTCOME_OF_VERDICT[j.verdict.verdict], None,
-                                     j.cached, j.called, r.gate_seconds, j.seconds,
-                                     r.gate_started_ns, j.started_ns, j.prompt, r.evidence))
+        # a gate-only audit (most) has no verdict to merge: the gate's results are final
+        final = tuple(results) if not judged else tuple(
+            [_with_verdict(r, judged.get(r.index)) for r in results])
         return audit_report(
-            tuple(final), time.perf_counter() - started,
+            final, time.perf_counter() - started,
             PROMPT_VERSION if self.judge is not None else None, self.judge_model,
             self.misattributed_is_consistent, skipped)
+
+
+def _with_verdict(r: AuditResult, j: _Judged | None) -> AuditResult:
+    """A gate result with the judge's verdict on it (``r`` itself when it was not judged)."""
+    if j is None:
+        return r
+    return audit_result(r.index, r.citation, r.gate, j.verdict,
+                        _OUTCOME_OF_VERDICT[j.verdict.verdict], None, j.cached, j.called,
+                        r.gate_seconds, j.seconds, r.gate_started_ns, j.started_ns, j.prompt,
+                        r.evidence)
 
 
 def audit_citation(

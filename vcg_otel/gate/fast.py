@@ -52,6 +52,10 @@ __all__ = ["Located", "fast_found", "found_marked", "located_match", "plain_need
            "unmarked_needle"]
 
 
+# GateResult.FOUND, read once (a member read off its enum class costs about 0.15 µs).
+_FOUND = GateResult.FOUND
+
+
 class Located(Protocol):
     """What makes the answer for a passage found: :meth:`GateMatch.located
     <vcg_otel.gate.result.GateMatch.located>` (the default), or a caller's maker of a
@@ -140,7 +144,7 @@ def fast_found(quote: str, cited: str | None, corpus: Corpus, budget: SearchBudg
         budget.used, budget.next_look = used, next_look
         return None
     start, end = doc.original_span(pos, pos + len(needle))
-    return located(GateResult.FOUND, cited, cited, start, end, doc.original[start:end], False,
+    return located(_FOUND, cited, cited, start, end, doc.original[start:end], False,
                    ((start, end),), (cited,))
 
 

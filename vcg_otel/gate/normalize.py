@@ -647,11 +647,20 @@ def laid_out(folded: str, dashes: bool = False) -> str | None:
     first character the text's own (no match starts at a character that is neither a space
     nor a hyphen): no marker left to remove.
     """
-    seen = (folded.encode().translate(None, _INERT).decode() if folded.isascii()
-            else folded)
-    if not seen:
-        out = " ".join(folded.split()) if "  " in folded else folded.strip(" ")
-        return None if out[:1] in _MARKER_STARTS else out
+    if folded.isascii():
+        looked_at = folded.encode().translate(None, _INERT)
+        if not looked_at:
+            out = " ".join(folded.split()) if "  " in folded else folded.strip(" ")
+            return None if out[:1] in _MARKER_STARTS else out
+        # a character refusing the short way (none stripped: no quotation mark), told
+        # by one more deletion from the bytes at hand
+        if len(looked_at.translate(None, _SHORT_WAY_BYTES)) != len(looked_at):
+            return None
+        seen = looked_at.decode()
+    elif _SHORT_WAY_CHAR.search(folded) is not None:
+        return None
+    else:
+        seen = folded
     # Every test below asks ``seen`` whether ``text`` may hold a character: ``text`` is
     # ``folded`` with some of its quotation marks taken out, so it holds no other.
     text = folded
@@ -659,8 +668,6 @@ def laid_out(folded: str, dashes: bool = False) -> str | None:
         text = folded.strip(_QUOTATION_MARKS)
         if folded[-1] in _IS_QUOTATION_MARK and text[-1:].isdigit():
             return None  # a closing mark after a digit (inches, feet) is kept
-    if _holds(seen, _SHORT_WAY_BYTES, _SHORT_WAY_CHAR):  # none stripped: no quotation mark
-        return None
     if '"' in seen and '"' in text:
         removed = _inner_quotation_marks_removed(text)
         if removed is None:
@@ -842,14 +849,6 @@ def _inner_quotation_marks_removed(text: str) -> str | None:
             return None
         pos = text.find('"', pos + 1)
     return text.replace('"', "")
-
-
-def _holds(text: str, ascii_chars: bytes, pattern: re.Pattern[str]) -> bool:
-    """``text`` holds a character of ``pattern`` (a character class whose ASCII members are
-    ``ascii_chars``): for an ASCII text, one deletion from its bytes."""
-    if text.isascii():
-        return len(text.encode().translate(None, ascii_chars)) != len(text)
-    return pattern.search(text) is not None
 
 
 def _inside_words(text: str, ch: str) -> bool:

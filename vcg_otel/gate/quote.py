@@ -279,8 +279,10 @@ Cut = tuple[tuple[str, ...], str, str | None]
 
 
 def needle_of(quote: str) -> str:
-    """The parse's needle of ``quote``: normalized, edge-trimmed, "" without a word."""
-    return _needle(normalize(quote))
+    """The parse's needle of ``quote``: normalized, edge-trimmed (:func:`strip_edges`, whose
+    one line is written out here: every quote's needle is made here), "" without a word."""
+    needle = normalize(quote).strip(_EDGE)
+    return needle if has_word(needle) else ""
 
 
 def cut_without_insertions(quote: str, marks: list[re.Match[str]]) -> Cut | None:
@@ -374,12 +376,6 @@ def _kept_ellipsis(ellipsis: str) -> str:
 def _word_pieces(raw: list[str]) -> tuple[str, ...]:
     """The cut texts normalized and edge-trimmed, those with a word (:func:`_split`'s)."""
     return _kept([normalize(text) for text in raw])
-
-
-def _needle(normalized: str) -> str:
-    """The parse's needle of a quote normalized: edge-trimmed, "" without a word."""
-    needle = strip_edges(normalized)
-    return needle if has_word(needle) else ""
 
 
 def _kept(normalized: list[str]) -> tuple[str, ...]:

@@ -21,6 +21,11 @@ class GateResult(StrEnum):
     MISATTRIBUTED = "misattributed"
 
 
+# Read off its class a member costs an enum metaclass' attribute look-up (about 0.15 µs, ten
+# times a global's): :attr:`GateMatch.found`, asked of every match, reads it from here.
+_FOUND = GateResult.FOUND
+
+
 class NotFoundReason(StrEnum):
     """Why a citation failed closed in stage 1 (recorded, never collapsed into another)."""
 
@@ -207,7 +212,7 @@ class GateMatch:
     @property
     def found(self) -> bool:
         """The quote occurs verbatim in the document it cites."""
-        return self.result is GateResult.FOUND
+        return self.result is _FOUND
 
     def to_dict(self) -> dict[str, object]:
         """A JSON-ready view (enums as strings, pieces as lists)."""

@@ -18,6 +18,7 @@ from opentelemetry.semconv._incubating.attributes import gen_ai_attributes as ga
 from .._enum import VALUE
 from .._version import __version__
 from ..audit.models import AuditReport, AuditResult
+from ..gate.result import NO_DIAGNOSIS
 from . import genai, semconv
 
 __all__ = ["Instruments", "instruments_for", "record_metrics"]
@@ -149,7 +150,9 @@ def record_metrics(instruments: Instruments, report: AuditReport) -> None:
         gate = r.gate
         rejection = None
         if gate is not None:
-            kind = gate.rejection
+            # gate.rejection, read only of a gate with a diagnosis (a passage found has none)
+            diagnosis = gate.diagnosis
+            kind = None if diagnosis is NO_DIAGNOSIS else diagnosis.value[0]
             rejection = None if kind is None else VALUE[kind]
             key = semconv.STAGE_GATE, VALUE[gate.result], rejection
             counts[key] = counts.get(key, 0) + 1

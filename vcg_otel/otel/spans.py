@@ -215,7 +215,7 @@ def record_report(tracer: Tracer, audit_span: Span, report: AuditReport,
         if r.verdict is not None and r.judge_called:
             _judge_span(tracer, parent, r, policy, report)
             end = max(end, r.judge_started_ns + seconds_ns(r.judge_seconds))
-        failed = fail_closed_attributes(r, policy)
+        failed = None if r.verdict is None else fail_closed_attributes(r, policy)  # no judge
         if failed is not None and as_span_events:
             event = failed if check_spans else {**failed, semconv.CITATION_INDEX: r.index}
             parent.add_event(semconv.EVENT_FAIL_CLOSED, event)
