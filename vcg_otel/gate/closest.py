@@ -75,15 +75,12 @@ def _quote(needle: str) -> _Quote:
     for word, start in zip(words, starts, strict=True):
         if len(word) >= _MIN_ANCHOR and word not in first:
             first[word] = start
-    # stable: equal lengths stay in quote order
-    anchors = sorted(first.items(), key=_longest)[:_MAX_ANCHORS]
-    if not anchors and words:
-        anchors = [(words[0], starts[0])]
-    return _Quote(words, tuple(anchors))
-
-
-def _longest(anchor: tuple[str, int]) -> int:
-    return -len(anchor[0])
+    # a stable sort, reversed, keeps equal lengths in quote order; by the C-level len, not a
+    # key of our own called for each word
+    longest = sorted(first, key=len, reverse=True)[:_MAX_ANCHORS]
+    if not longest and words:
+        return _Quote(words, ((words[0], starts[0]),))
+    return _Quote(words, tuple([(word, first[word]) for word in longest]))
 
 
 def _is_word_at(hay: str, pos: int, size: int) -> bool:
@@ -98,7 +95,7 @@ def _voters(hay: str, quote: _Quote, budget: SearchBudget) -> list[tuple[str, in
     # a scan of the sample per word, charged before the counts (which charge nothing)
     budget.charge(0, len(quote.anchors), min(len(hay), _SAMPLE))
     if len(hay) <= _SAMPLE:  # counted whole: the words it holds, but not too often
-        return [(w, o) for w, o in quote.anchors if 0 < hay.count(w) <= _MAX_OCCURRENCES]
+        return [(w, o) for w, o in quote.anchors if _held_not_too_often(hay, w)]
     counted = []
     most = _MAX_OCCURRENCES * (_SAMPLE / len(hay))  # a share of the sample
     for word, offset in quote.anchors:
@@ -107,6 +104,16 @@ def _voters(hay: str, quote: _Quote, budget: SearchBudget) -> list[tuple[str, in
             counted.append((count, word, offset))
     counted.sort(key=lambda cwo: (cwo[0] == 0, cwo[0]))  # rare first; unseen in the sample last
     return [(w, o) for _, w, o in counted[:_VOTERS]]
+
+
+def _held_not_too_often(hay: str, word: str) -> bool:
+    """``0 < hay.count(word) <= _MAX_OCCURRENCES`` for a word (not empty), counted only when
+    it may occur too often: the count is of occurrences that do not overlap, so at most
+    ``len(hay) // len(word)``; a word it cannot be too many, or that is absent, is answered
+    by ``in``, which stops at the first occurrence (a count reads the whole text)."""
+    if word not in hay:
+        return False
+    return len(hay) // len(word) <= _MAX_OCCURRENCES or hay.count(word) <= _MAX_OCCURRENCES
 
 
 def _places(hay: str, quote: _Quote, budget: SearchBudget, least: float = 0.0) -> list[int]:
