@@ -12,7 +12,9 @@ frameworks and apps wrap answers in (``answer``, ``response``, ``output``, ``res
 
 The generic reader's own answer shape (``{"answer", "citations": [{"claim", "quote",
 "doc_id"}, ...]}``, :func:`generic_answer`) is one that every reader declines: it is told by
-its keys, and no reader is asked (nor the budget charged less than their reads would cost).
+its keys, and no reader is asked (nor the budget charged less than their reads would cost);
+when nothing it wraps is recognised either, its list is handed to the generic reader
+(:func:`recognised`), which then reads it without asking again what it is.
 """
 
 from __future__ import annotations
