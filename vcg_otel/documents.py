@@ -271,6 +271,14 @@ def _located_chunks(obj: Any, id_keys: Sequence[str],
     return walk.out
 
 
+# Where documents are looked for under a mapping or object, in order.
+_INNER_KEYS = (*DOCUMENT_KEYS, *_NESTED_KEYS)
+# Exact types that are never a Mapping: told so without ``isinstance(value, Mapping)``, an
+# abstract class's check (a call into Python for every type that is not a dict).
+_NO_MAPPINGS = frozenset({str, list, tuple, int, float, bool, bytes, type(None)})
+# What the walk goes into none of (besides ``None``).
+_LEAVES = (str, bytes, int, float)
+
 # The key that keeps the same chunk found twice once (:meth:`DocumentSet.from_sources`).
 _Seen = tuple[str, tuple[tuple[str, str], ...]]
 # A plain dict's chunks: its entries, each chunk once, and their keys.
@@ -283,12 +291,15 @@ _NOTHING: _Plain = ((), frozenset())
 _last_plain: tuple[list[str], _Plain] | None = None
 
 
-def _id_text_chunks(obj: Any, budget: Budget) -> _Plain | None:
-    """The chunks of ``obj`` when it is a plain ``dict`` of id to text (the usual
-    ``documents`` argument): exactly what :func:`_located_chunks` yields for it, with the same
-    charges to ``budget``, each chunk once (the same text under the same name twice: ids
-    that are the same once stripped) and with its key in :meth:`DocumentSet.from_sources`'s
-    ``seen``. ``None`` for any other object (the walk reads it). Shared: never changed.
+def _plain_chunks(obj: Any, budget: Budget) -> _Plain | None:
+    """The chunks of ``obj`` when it is a plain ``dict`` that the walk reads without going
+    into any of its values: a mapping of id to text (the usual ``documents`` argument), or a
+    dict holding no document (an app's answer, ``{"answer": "...", "citations": [...]}``:
+    no chunk, :func:`_no_chunks`). Exactly what :func:`_located_chunks` yields for it, with
+    the same charges to ``budget``, each chunk once (the same text under the same name twice:
+    ids that are the same once stripped) and with its key in
+    :meth:`DocumentSet.from_sources`'s ``seen``. ``None`` for any other object (the walk
+    reads it). Shared: never changed.
 
     The walk's own conditions, in its order: a new walker has seen nothing, so it takes one
     node for the dict, then one per item, and reads the items as ``(text, None, [(id, "id")])``
@@ -314,7 +325,7 @@ def _id_text_chunks(obj: Any, budget: Budget) -> _Plain | None:
             return last[1] if budget.take() and budget.take(len(obj)) else _NOTHING
     if (not all(map(isinstance, obj.values(), repeat(str)))
             or not _NOT_DOCUMENTS.isdisjoint(obj)):
-        return None
+        return _no_chunks(obj, budget)
     if not (budget.take() and budget.take(len(obj))):
         return _NOTHING
     entries: list[_Entry] = []
@@ -335,17 +346,36 @@ def _id_text_chunks(obj: Any, budget: Budget) -> _Plain | None:
     return chunks
 
 
+def _no_chunks(obj: dict[Any, Any], budget: Budget) -> _Plain | None:
+    """No chunk, charged as the walk charges it, when the walk of ``obj`` (a plain dict not
+    of id to text) would go into none of its values, else ``None``: the walk takes a node for
+    the dict and one per item, then walks the values under :data:`_INNER_KEYS` and the
+    mappings among its values (:meth:`_Walker._mapping`), each of which it leaves at once
+    when it is ``None``, a string or a number."""
+    for key in _INNER_KEYS:
+        if key in obj and not _leaf(obj[key]):
+            return None
+    for value in obj.values():
+        kind = type(value)
+        if ((kind is dict or (kind not in _NO_MAPPINGS and isinstance(value, Mapping)))
+                and not _leaf(value)):
+            return None
+    if budget.take():
+        budget.take(len(obj))
+    return _NOTHING
+
+
+def _leaf(obj: Any) -> bool:
+    """Whether the walk leaves ``obj`` at once (:meth:`_Walker.walk`'s first test)."""
+    return obj is None or isinstance(obj, _LEAVES)
+
+
 def _only_ids(names: tuple[tuple[str, str], ...]) -> bool:
     """Whether every name is an ``id`` (a mapping of id to text's one name per chunk): the
     names are then their own ``id`` names, with no list to filter them into."""
     return not names or (len(names) == 1 and names[0][1] == "id")
 
 
-# Where documents are looked for under a mapping or object, in order.
-_INNER_KEYS = (*DOCUMENT_KEYS, *_NESTED_KEYS)
-# Exact types that are never a Mapping: told so without ``isinstance(value, Mapping)``, an
-# abstract class's check (a call into Python for every type that is not a dict).
-_NO_MAPPINGS = frozenset({str, list, tuple, int, float, bool, bytes, type(None)})
 
 
 class _Walker:
@@ -367,7 +397,7 @@ class _Walker:
         return True
 
     def walk(self, obj: Any, depth: int) -> None:
-        if depth > _MAX_DEPTH or obj is None or isinstance(obj, (str, bytes, int, float)):
+        if depth > _MAX_DEPTH or obj is None or isinstance(obj, _LEAVES):
             return
         if not self.enter(obj):
             return
@@ -537,7 +567,74 @@ _NOT_SEARCHED = frozenset({NotFoundReason.EMPTY_QUOTE, NotFoundReason.QUOTE_TOO_
                            NotFoundReason.SEARCH_LIMIT})
 
 
-def _cacheable(entries: list[_Entry], position_base: int | None) -> bool:
+class _Gathered:
+    """The chunks :meth:`DocumentSet.from_sources` gathers, in order, the same chunk once
+    (same text, same ``id`` names); a set's or a corpus' chunks are taken as they are.
+
+    The first chunks, when a plain dict's (:func:`_plain_chunks`), are kept as its shared
+    entries, and copied only when another source adds to them: the usual call (one
+    ``documents`` dict, and a result holding none) copies nothing, and the same dict read
+    again gives the very same entries (:meth:`_BuiltSets.recent`)."""
+
+    __slots__ = ("entries", "seen", "shared")
+
+    def __init__(self) -> None:
+        self.entries: list[_Entry] = []
+        self.seen: set[_Seen] = set()
+        self.shared: _Plain | None = None  # the first plain dict's chunks, while they are all
+
+    @property
+    def all(self) -> Sequence[_Entry]:
+        """Every chunk gathered, in order (shared: never changed)."""
+        return self.shared[0] if self.shared is not None else self.entries
+
+    def _own(self) -> None:
+        """Copy the shared chunks into this gathering's own, before adding to them."""
+        if self.shared is not None:
+            self.entries.extend(self.shared[0])
+            self.seen.update(self.shared[1])
+            self.shared = None
+
+    def extend(self, entries: list[_Entry]) -> None:
+        """Add ``entries`` as they are (a set's or a corpus' chunks)."""
+        self._own()
+        self.entries.extend(entries)
+
+    def add_plain(self, plain: _Plain) -> None:
+        """Add a plain dict's chunks (each once already, with their keys)."""
+        if not plain[0]:
+            return
+        if self.shared is None and not self.entries:  # the first chunks: shared
+            self.shared = plain
+            return
+        self._own()
+        if not self.seen:  # the first chunks read: all of them (their keys hashed already)
+            self.entries.extend(plain[0])
+            self.seen.update(plain[1])
+            return
+        entries, seen = self.entries, self.seen
+        for entry in plain[0]:
+            if (entry[0], entry[2]) not in seen:
+                seen.add((entry[0], entry[2]))
+                entries.append(entry)
+
+    def add_walked(self, located: list[_Located]) -> None:
+        """Add the chunks a walk found, but those found already."""
+        if not located:
+            return
+        self._own()
+        entries, seen = self.entries, self.seen
+        for text, position, names, locus in located:
+            named = tuple(names)
+            ident = (text, named if _only_ids(named) else
+                     tuple([n for n in named if n[1] == "id"]))
+            if ident in seen:
+                continue
+            seen.add(ident)
+            entries.append((text, position, named, locus))
+
+
+def _cacheable(entries: Sequence[_Entry], position_base: int | None) -> bool:
     """Whether equal keys over ``entries`` mean equal document sets: exact ``str`` texts and
     names, exact ``int`` positions (``True == 1``, and a ``str`` subclass may compare as it
     likes)."""
@@ -600,39 +697,24 @@ class DocumentSet(Corpus):
         their normalized forms about 14 MB for mostly-ASCII text). Searches start afresh in
         each, so results and budgets are those of a new set.
         """
-        entries: list[_Entry] = []
-        seen: set[_Seen] = set()
+        gathered = _Gathered()
         budget = budget if budget is not None else Budget()
         for source in sources:
             if isinstance(source, DocumentSet):  # already resolved: kept as it is
-                entries.extend((c.text, c.position, c.names, c.locus) for c in source.chunks)
-                continue
-            if isinstance(source, Corpus):  # a plain corpus: its ids
-                entries.extend((source.text(key), None, ((key, "id"),), None) for key in source)
-                continue
-            plain = _id_text_chunks(source, budget)
-            if plain is not None:
-                if not seen:  # the first chunks read: all of them (their keys hashed already)
-                    entries.extend(plain[0])
-                    seen.update(plain[1])
-                    continue
-                for entry in plain[0]:
-                    if (entry[0], entry[2]) not in seen:
-                        seen.add((entry[0], entry[2]))
-                        entries.append(entry)
-                continue
-            for text, position, names, locus in _located_chunks(source, id_keys, budget):
-                named = tuple(names)
-                ident = (text, named if _only_ids(named) else
-                         tuple([n for n in named if n[1] == "id"]))
-                if ident in seen:
-                    continue
-                seen.add(ident)
-                entries.append((text, position, named, locus))
-        return cls._built(entries, position_base)
+                gathered.extend([(c.text, c.position, c.names, c.locus) for c in source.chunks])
+            elif isinstance(source, Corpus):  # a plain corpus: its ids
+                gathered.extend([(source.text(key), None, ((key, "id"),), None)
+                                 for key in source])
+            else:
+                plain = _plain_chunks(source, budget)
+                if plain is not None:
+                    gathered.add_plain(plain)
+                else:
+                    gathered.add_walked(_located_chunks(source, id_keys, budget))
+        return cls._built(gathered.all, position_base)
 
     @classmethod
-    def _built(cls, entries: list[_Entry], position_base: int | None) -> DocumentSet:
+    def _built(cls, entries: Sequence[_Entry], position_base: int | None) -> DocumentSet:
         """The set of ``entries`` (added in order), from :data:`_built_sets` when it was built
         recently (its last one when the very same entries made it: :class:`_BuiltSets`)."""
         recent = _built_sets.recent(cls, position_base, entries)
@@ -958,20 +1040,22 @@ _MAX_RESOLUTIONS = 1024
 class _BuiltSets(BoundedLRU[ContentKey, "DocumentSet"]):
     """:data:`_built_sets`: the LRU, and which of its sets :meth:`DocumentSet._built` returned
     last, and for which entries. Entries that are the very same objects as the last ones (a
-    plain dict read again: :func:`_id_text_chunks`) are the same set, found without making and
+    plain dict read again: :func:`_plain_chunks`; often the very same list of them,
+    :class:`_Gathered`) are the same set, found without making and
     hashing a key: they are tuples of immutable values, kept alive here, so the same objects
     cannot have changed. Only a set the LRU still holds is served (and made its most recent,
     as a hit there is); one dropped since is forgotten here when next asked for."""
 
-    _last: tuple[type[DocumentSet], int | None, list[_Entry], ContentKey, DocumentSet] | None
+    _last: tuple[type[DocumentSet], int | None, Sequence[_Entry], ContentKey, DocumentSet] | None
     _last = None
 
     def recent(self, cls: type[DocumentSet], position_base: int | None,
-               entries: list[_Entry]) -> DocumentSet | None:
+               entries: Sequence[_Entry]) -> DocumentSet | None:
         """The original of the set last returned, when it is of the very same ``entries``."""
         last = self._last
         if (last is None or last[0] is not cls or last[1] != position_base
-                or len(last[2]) != len(entries) or not all(map(is_, entries, last[2]))):
+                or (last[2] is not entries and (len(last[2]) != len(entries)
+                                                or not all(map(is_, entries, last[2]))))):
             return None
         hit = self.get(last[3])
         if hit is not last[4]:  # dropped since: built again
@@ -980,7 +1064,7 @@ class _BuiltSets(BoundedLRU[ContentKey, "DocumentSet"]):
         return hit
 
     def remember(self, cls: type[DocumentSet], position_base: int | None,
-                 entries: list[_Entry], key: ContentKey, original: DocumentSet) -> None:
+                 entries: Sequence[_Entry], key: ContentKey, original: DocumentSet) -> None:
         """Note the set returned for ``entries`` (``key`` its key in the LRU)."""
         self._last = (cls, position_base, entries, key, original)
 

@@ -73,7 +73,7 @@ from .walk import (
 # them (``Budget``, ``MAX_NODES``, ...), as it always did.
 __all__ = ["DOCUMENT_ARGUMENTS", "MAX_CLAIM_CONTEXT", "MAX_DEPTH", "call_arguments",
            "call_sources", "citation_from_item", "citations_from_item", "extract_citations",
-           "extract_documents"]
+           "extract_documents", "generic_answer_citations"]
 
 #: Nested containers deeper than this are not searched (hostile or cyclic results).
 MAX_DEPTH = 6
@@ -115,10 +115,16 @@ class _Walk:
 
 
 def _generic(item: Any, read: Callable[[str], Any]) -> Citation | None:
-    """One citation of ``item`` (read through ``read``, its :func:`reader`), else ``None``."""
+    """One citation of ``item`` (read through ``read``, its :func:`reader`), else ``None``.
+
+    Called for every citation of every audited call: the texts are told by ``isinstance``
+    here (what :func:`text_of` does, without a call each), and the offsets and the chunk
+    read only when present."""
     if isinstance(item, Citation):
         return item
-    quote = text_of(read("quote"))
+    quote = read("quote")
+    if not isinstance(quote, str):
+        quote = None
     raw = None
     for key in _DOC_KEYS:
         raw = read(key)
@@ -133,7 +139,9 @@ def _generic(item: Any, read: Callable[[str], Any]) -> Citation | None:
     if chunk is not None and is_list(chunk) and len(chunk) == 2 and all(
             integer(x) is not None for x in chunk):
         chunk_pair = (chunk[0], chunk[1])
-    claim = text_of(read("claim")) or ""
+    claim = read("claim")
+    if not isinstance(claim, str) or not claim:
+        claim = ""
     return plain_citation(claim, None if raw is None else document_id(raw), quote, start, end,
                           chunk_pair)
 
@@ -301,16 +309,33 @@ def citation_from_item(item: Any, depth: int = 0) -> Citation | None:
     return found[0] if found else None
 
 
-def _listed(items: Iterable[Any], walk: _Walk, depth: int) -> list[Citation]:
-    """The items of a ``citations`` list, one citation per recognised item, in order (the
-    same item twice is two citations: enforce mode keeps or drops each by position)."""
+def _listed(items: Iterable[Any], budget: Budget,
+            cited: Callable[[Any], list[Citation]] = citations_from_item) -> list[Citation]:
+    """The items of a ``citations`` list, a node each, ``cited`` each (one citation per
+    recognised item), in order (the same item twice is two citations: enforce mode keeps or
+    drops each by position)."""
     out: list[Citation] = []
-    take = walk.budget.take
+    take = budget.take
     for item in items:
         if not take():
             break
-        out.extend(citations_from_item(item, depth))
+        out.extend(cited(item))
     return out
+
+
+def generic_answer_citations(items: list[dict[str, Any]], budget: Budget) -> list[Citation]:
+    """What :func:`extract_citations` reads of the generic reader's own answer shape whose
+    ``citations`` are ``items`` (:func:`vcg_otel.reading.registry.generic_answer` told it:
+    plain dicts of the generic citation fields), without asking again what the answer and
+    its items are: a node for the answer (:meth:`_Walk.enter`), then its list as
+    :func:`_listed` reads it. Run with ``budget`` the running one."""
+    return _listed(items, budget, _plain_item) if budget.take() else []
+
+
+def _plain_item(item: dict[str, Any]) -> list[Citation]:
+    """:func:`citations_from_item` of a plain dict with no ``sources`` or ``document_ids``."""
+    single = _generic(item, item.get)
+    return [single] if single is not None else []
 
 
 def _citations(result: Any, walk: _Walk, depth: int) -> list[Citation]:
@@ -336,7 +361,7 @@ def _citations(result: Any, walk: _Walk, depth: int) -> list[Citation]:
         return out
     listed = get(result, "citations")
     if is_list(listed):
-        return _listed(listed, walk, depth)
+        return _listed(listed, walk.budget)
     content = get(result, "content")
     if is_list(content):
         found = _content_blocks(content, walk, depth)

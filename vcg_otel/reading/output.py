@@ -36,8 +36,13 @@ from ..documents import DocumentSet
 from ..otel import semconv
 from .answers import answer_citations
 from .base import Found
-from .generic import DOCUMENT_ARGUMENTS, call_arguments, extract_citations
-from .registry import recognise
+from .generic import (
+    DOCUMENT_ARGUMENTS,
+    call_arguments,
+    extract_citations,
+    generic_answer_citations,
+)
+from .registry import recognised
 from .walk import Budget, charged
 
 __all__ = ["Completeness", "DocumentsIncomplete", "Reading", "read_output"]
@@ -118,10 +123,13 @@ def _citations(result: Any, arguments: Mapping[str, Any], budget: Budget,
 def _format_or_generic(result: Any, arguments: Mapping[str, Any],
                        budget: Budget) -> tuple[list[Citation], Found | None]:
     """The citations of the first format that recognises ``result``, else the generic
-    reader's; run with ``budget`` the running one (the generic reader then enters nothing)."""
-    found = recognise(result, arguments)
+    reader's (of its own answer shape, told by the registry: read without asking again);
+    run with ``budget`` the running one (the generic reader then enters nothing)."""
+    found, generic = recognised(result, arguments)
     if found is not None:
         return found.citations, found
+    if generic is not None:
+        return generic_answer_citations(generic, budget), None
     return extract_citations(result, budget), None
 
 

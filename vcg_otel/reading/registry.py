@@ -12,13 +12,15 @@ frameworks and apps wrap answers in (``answer``, ``response``, ``output``, ``res
 
 The generic reader's own answer shape (``{"answer", "citations": [{"claim", "quote",
 "doc_id"}, ...]}``, :func:`generic_answer`) is one that every reader declines: it is told by
-its keys, and no reader is asked (nor the budget charged less than their reads would cost).
+its keys, and no reader is asked (nor the budget charged less than their reads would cost);
+when nothing it wraps is recognised either, its list is handed to the generic reader
+(:func:`recognised`), which then reads it without asking again what it is.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 from .base import Format, Found
 from .formats import (
@@ -35,7 +37,7 @@ from .formats import (
 )
 from .walk import charge, get
 
-__all__ = ["FORMATS", "MAX_WRAPPING", "recognise"]
+__all__ = ["FORMATS", "MAX_WRAPPING", "Recognised", "recognise", "recognised"]
 
 #: Every format reader, in the order tried.
 FORMATS: tuple[Format, ...] = (anthropic, cohere, azure, perplexity, mistral, openai, gemini,
@@ -103,9 +105,28 @@ def generic_answer(result: dict[Any, Any]) -> list[Any] | None:
 
 def recognise(result: Any, arguments: Mapping[str, Any], depth: int = 0) -> Found | None:
     """The first format that recognises ``result`` (or what it wraps), else ``None``."""
+    return recognised(result, arguments, depth).found
+
+
+class Recognised(NamedTuple):
+    """What :func:`recognised` found: the format's reading, else (``found`` ``None``), when
+    the result is the generic reader's own answer shape, its ``citations`` list (plain dicts
+    of the generic citation fields, :func:`generic_answer`), so that the generic reader
+    reads them without asking again what they are."""
+
+    found: Found | None
+    generic: list[Any] | None = None
+
+
+_NOT_RECOGNISED = Recognised(None)
+
+
+def recognised(result: Any, arguments: Mapping[str, Any], depth: int = 0) -> Recognised:
+    """:func:`recognise`, with the generic answer's citations when no format recognised
+    ``result`` (nor what it wraps)."""
     plain = type(result) is dict  # most results: told without the abstract-class checks
     if (not plain and isinstance(result, _UNRECOGNISED)) or not charge(1):
-        return None
+        return _NOT_RECOGNISED
     present = result.keys() if plain or isinstance(result, Mapping) else None
     few = plain and len(result) <= _FEW_KEYS  # a dict: as many keys as ``present``
     readers = _readers_of(present) if few else FORMATS
@@ -119,9 +140,9 @@ def recognise(result: Any, arguments: Mapping[str, Any], depth: int = 0) -> Foun
             continue  # a plain mapping: only the readers whose keys it has look at it
         found = reader.read(result, arguments)
         if found is not None:
-            return found
+            return Recognised(found)
     if depth >= MAX_WRAPPING:
-        return None
+        return _NOT_RECOGNISED if cited is None else Recognised(None, cited)
     for key in WRAPPERS:
         if present is not None and key not in present:
             continue
@@ -130,5 +151,5 @@ def recognise(result: Any, arguments: Mapping[str, Any], depth: int = 0) -> Foun
             found = recognise(inner, arguments, depth + 1)
             if found is not None:
                 found.result_documents = True  # the wrapper may carry the app's documents
-                return found
-    return None
+                return Recognised(found)
+    return _NOT_RECOGNISED if cited is None else Recognised(None, cited)
