@@ -279,9 +279,8 @@ Cut = tuple[tuple[str, ...], str, str | None]
 
 
 def needle_of(quote: str) -> str:
-    """The parse's needle of ``quote``: normalized, edge-trimmed (:func:`strip_edges`, whose
-    one line is written out here: every quote's needle is made here), "" without a word."""
-    needle = normalize(quote).strip(_EDGE)
+    """The parse's needle of ``quote``: normalized, edge-trimmed, "" without a word."""
+    needle = strip_edges(normalize(quote))
     return needle if has_word(needle) else ""
 
 

@@ -152,12 +152,9 @@ class SearchBudget:
         for a few words, or shown by its skeleton not to hold a quote. Such charges are
         mostly a step or none (a scan of less than 64 kB is free), and the calls they stand
         for cost more than the work itself on a rejected quote's path, which makes them for
-        every document. :meth:`settle` is written out here, not called: that call was half
-        the cost of a charge."""
+        every document."""
         each = chars // _SCAN_CHARS
-        used = self.used + steps + scans * each
-        if used <= self.limit and (self.deadline is None or used < self.next_look):
-            self.used = used  # settled (see settle)
+        if self.settle(steps + scans * each):
             return
         self.spend(steps)
         for _ in range(scans):

@@ -117,14 +117,11 @@ class _Walk:
 def _generic(item: Any, read: Callable[[str], Any]) -> Citation | None:
     """One citation of ``item`` (read through ``read``, its :func:`reader`), else ``None``.
 
-    Called for every citation of every audited call: the texts are told by ``isinstance``
-    here (what :func:`text_of` does, without a call each), and the offsets and the chunk
-    read only when present."""
+    Called for every citation of every audited call: the offsets are read as integers only
+    when present."""
     if isinstance(item, Citation):
         return item
-    quote = read("quote")
-    if not isinstance(quote, str):
-        quote = None
+    quote = text_of(read("quote"))
     raw = None
     for key in _DOC_KEYS:
         raw = read(key)
@@ -139,9 +136,7 @@ def _generic(item: Any, read: Callable[[str], Any]) -> Citation | None:
     if chunk is not None and is_list(chunk) and len(chunk) == 2 and all(
             integer(x) is not None for x in chunk):
         chunk_pair = (chunk[0], chunk[1])
-    claim = read("claim")
-    if not isinstance(claim, str) or not claim:
-        claim = ""
+    claim = text_of(read("claim")) or ""
     return plain_citation(claim, None if raw is None else document_id(raw), quote, start, end,
                           chunk_pair)
 
