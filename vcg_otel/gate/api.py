@@ -22,19 +22,13 @@ from collections.abc import Iterator, Mapping
 from functools import partial
 from typing import Any
 
+from .._frozen import slot_builder
 from .closest import CLOSEST_STEPS, nearest
 from .corpus import Corpus, corpus_for, last_corpus_holding
 from .fast import Located, fast_found, located_match, unmarked_needle
 from .normalize import normalize_with_map
 from .quote import parse_quote, unmarked_parse
-from .result import (
-    Diagnosis,
-    GateMatch,
-    GateResult,
-    LazyDiagnosis,
-    NotFoundReason,
-    _build_match,
-)
+from .result import Diagnosis, GateMatch, GateResult, LazyDiagnosis, NotFoundReason
 from .search import DEFAULT_MAX_GAP, SearchBudget, SearchLimitReached, Span, find_quote
 from .slips import tokens
 
@@ -224,6 +218,9 @@ def _diagnose(needle: str, cited: str, corpus: Corpus, budget: SearchBudget,
 def _longest_first(needle: str) -> Iterator[str]:
     """The quote's distinct words, longest first (read only by a corpus with a word index)."""
     yield from sorted({m.group() for m in tokens(needle)}, key=lambda w: (-len(w), w))
+
+
+_build_match = slot_builder(GateMatch)
 
 
 def _int_arg(value: object, name: str) -> int:

@@ -38,7 +38,7 @@ from .quote import (
     needle_of,
     strip_edges,
 )
-from .result import _FOUND, GateMatch, GateResult
+from .result import GateMatch, GateResult
 from .search import (
     DEFAULT_MAX_GAP,
     SearchBudget,
@@ -50,6 +50,10 @@ from .search import (
 
 __all__ = ["Located", "fast_found", "found_marked", "located_match", "plain_needle",
            "unmarked_needle"]
+
+
+# GateResult.FOUND, read once (a member read off its enum class costs about 0.15 µs).
+_FOUND = GateResult.FOUND
 
 
 class Located(Protocol):
