@@ -70,11 +70,11 @@ from ._frozen import slot_builder
 from ._lru import BoundedLRU
 from .citation import Citation
 from .gate import Corpus, GateMatch, GateResult, NotFoundReason, parse_quote, quote_gate, span_gate
-from .gate.api import MAX_QUOTE_CHARS, checked_quote_gate, search_arguments
+from .gate.api import MAX_QUOTE_CHARS, Rejected, checked_quote_gate, search_arguments
 from .gate.corpus import ContentKey
 from .gate.fast import Located
 from .gate.quote import ParsedQuote
-from .gate.result import NO_DIAGNOSIS
+from .gate.result import NO_DIAGNOSIS, LazyDiagnosis
 from .gate.search import DEFAULT_MAX_GAP, SearchBudget, SearchLimitReached, Span, find_quote
 from .otel import semconv
 from .places import Run
@@ -548,6 +548,24 @@ def _resolving(docs: DocumentSet, cited: str | None, how: Resolution,
     return located
 
 
+def _rejecting(cited: str | None, how: Resolution, group: tuple[str, ...]) -> Rejected:
+    """A maker of the gate's answer for a quote shown absent (:func:`vcg_otel.gate.api.
+    full_quote_gate`) that makes it the :class:`ResolvedMatch` :func:`_resolved` would make
+    of it, at once (as :func:`_resolving` does for a passage found)."""
+
+    def rejected(cited_document_id: str, diagnosis: LazyDiagnosis) -> ResolvedMatch:
+        return _build_resolved(_NOT_FOUND, cited, None, None, None, None, False, (), (),
+                               _NO_MATCH, (), diagnosis, how, group, (), None, None, None, None)
+
+    return rejected
+
+
+# A set's resolution of one cited identifier (DocumentSet._resolution): the chunk keys, the
+# level, and the makers of its found and rejected answers.
+_Resolved = tuple[tuple[str, ...], Resolution, Located, Rejected]
+_NOT_FOUND, _NO_MATCH = GateResult.NOT_FOUND, NotFoundReason.NO_MATCH  # read once
+
+
 def _joined(result: GateResult, cited: str | None, run: Run, span: Span, how: Resolution,
             group: tuple[str, ...], normalized: Any) -> ResolvedMatch:
     """A match in a rebuilt text (``normalized``: the run's normalized form)."""
@@ -673,9 +691,8 @@ class DocumentSet(Corpus):
         self.position_base = position_base
         self.chunks: list[Chunk] = []
         self._table: dict[str, dict[str, list[str]]] = {level: {} for level in _LEVELS}
-        # resolve()'s answers by (identifier, position base): shared with the table
-        self._resolutions: dict[tuple[str | None, int | None],
-                                tuple[tuple[str, ...], Resolution]] = {}
+        # _resolution()'s answers by (identifier, position base): shared with the table
+        self._resolutions: dict[tuple[str | None, int | None], _Resolved] = {}
         self._joined = _Joined()
         for chunk in chunks:
             self._add_chunk(chunk)
@@ -834,7 +851,7 @@ class DocumentSet(Corpus):
         consecutive are joined."""
         reason = match.reason
         if reason in _NOT_SEARCHED or not self.runs:
-            return _resolved(match, cited, how, group, self)
+            return self._as_resolved(match, cited, how, group)
         parsed = parse_quote(quote)
         mine = frozenset(group)
         try:
@@ -846,21 +863,38 @@ class DocumentSet(Corpus):
         except SearchLimitReached:
             if match.result is GateResult.NOT_FOUND:
                 match = GateMatch(GateResult.NOT_FOUND, cited, reason=NotFoundReason.SEARCH_LIMIT)
+        return self._as_resolved(match, cited, how, group)
+
+    def _as_resolved(self, match: GateMatch, cited: str | None, how: Resolution,
+                     group: tuple[str, ...]) -> ResolvedMatch:
+        """``match`` as :func:`_resolved` makes it: itself when the gate's makers made it so
+        (:meth:`_resolution`'s, for ``cited``, ``how`` and ``group``)."""
+        if isinstance(match, ResolvedMatch):
+            return match
         return _resolved(match, cited, how, group, self)
 
     # -- resolving -----------------------------------------------------------------------------
 
     def resolve(self, cited: str | None) -> tuple[tuple[str, ...], Resolution]:
-        """The chunk keys a cited identifier names, and at which level (module doc rules).
+        """The chunk keys a cited identifier names, and at which level (module doc rules)."""
+        group, how, _, _ = self._resolution(cited)
+        return group, how
+
+    def _resolution(self, cited: str | None) -> _Resolved:
+        """:meth:`resolve`'s answer and the makers of the gate's answers for the identifier
+        (:func:`_resolving`, :func:`_rejecting`).
 
         Remembered per identifier with the identifier table, which the sets built again from
-        the same chunks share (:meth:`from_sources`): a recurring retrieval's citations, which
-        name the same ids call after call, are resolved once."""
+        the same chunks share (:meth:`from_sources`), as they share the chunks and the file
+        offsets the makers read: a recurring retrieval's citations, which name the same ids
+        call after call, are resolved once, and their makers made once."""
         key = (cited, self.position_base)
         known = self._resolutions.get(key)
         if known is not None:
             return known
-        resolved = self._resolve(cited)
+        group, how = self._resolve(cited)
+        resolved = (group, how, _resolving(self, cited, how, group),
+                    _rejecting(cited, how, group))
         if len(self._resolutions) >= _MAX_RESOLUTIONS:  # answers citing ever new ids
             self._resolutions.clear()
         self._resolutions[key] = resolved
@@ -908,7 +942,7 @@ class DocumentSet(Corpus):
         if not self._texts:  # no documents at all
             return None
         cited = citation.document_id
-        group, how = self.resolve(cited)
+        group, how, located, rejected = self._resolution(cited)
         if citation.has_offsets:
             assert citation.start is not None and citation.end is not None
             last = None
@@ -942,9 +976,9 @@ class DocumentSet(Corpus):
                                             reason=NotFoundReason.SEARCH_LIMIT)
                         return _resolved(limited, cited, how, group)
                     if where is not None:
-                        match = self._gate_chunk(quote, key, cited, how, group, max_gap, budget)
-                        return (match if isinstance(match, ResolvedMatch)
-                                else _resolved(match, cited, how, group, self))
+                        match = checked_quote_gate(quote, key, self, max_gap, budget, located,
+                                                   rejected)
+                        return self._as_resolved(match, cited, how, group)
                 if self.runs:  # in no chunk of the group: across its chunks, before elsewhere
                     try:
                         hit = self._in_runs(parsed, frozenset(group), frozenset(), max_gap,
@@ -959,23 +993,13 @@ class DocumentSet(Corpus):
         # One chunk (the common case: one search, not two), or in no chunk of the group: the
         # plain gate against the first one excludes it, and any others were just searched, so
         # anything it finds is outside the group.
-        match = self._gate_chunk(quote, group[0], cited, how, group, max_gap, budget)
-        if isinstance(match, ResolvedMatch):  # found
-            return match
+        # A passage found, or a quote shown absent, comes as the ResolvedMatch it becomes,
+        # made at once by the resolution's makers; any other answer as the gate's GateMatch.
+        match = checked_quote_gate(quote, group[0], self, max_gap, budget, located, rejected)
+        if match.found:
+            return match  # type: ignore[return-value]  # made by located
         # in no chunk where cited: in another file's consecutive chunks?
         return self._gate_joined(quote, match, cited, how, group, max_gap, budget)
-
-    def _gate_chunk(self, quote: str, key: str, cited: str | None, how: Resolution,
-                    group: tuple[str, ...], max_gap: int,
-                    budget: SearchBudget) -> GateMatch:
-        """:func:`~vcg_otel.gate.api.checked_quote_gate` of ``quote`` in chunk ``key``: a
-        ``found`` answer as the :class:`ResolvedMatch` it becomes (made at once on the fast
-        path: :func:`_resolving`), any other as the gate's plain :class:`GateMatch`."""
-        match = checked_quote_gate(quote, key, self, max_gap, budget,
-                                   _resolving(self, cited, how, group))
-        if isinstance(match, ResolvedMatch) or not match.found:  # the fast path's, or rejected
-            return match
-        return _resolved(match, cited, how, group, self)  # found on the full path
 
 
 class _Joined:

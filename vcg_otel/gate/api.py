@@ -20,9 +20,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from functools import partial
-from typing import Any
+from typing import Any, Protocol
 
-from .._frozen import slot_builder
 from .closest import CLOSEST_STEPS, nearest
 from .corpus import Corpus, corpus_for, last_corpus_holding
 from .fast import Located, fast_found, located_match, unmarked_needle
@@ -32,14 +31,24 @@ from .result import Diagnosis, GateMatch, GateResult, LazyDiagnosis, NotFoundRea
 from .search import DEFAULT_MAX_GAP, SearchBudget, SearchLimitReached, Span, find_quote
 from .slips import tokens
 
-__all__ = ["MAX_QUOTE_CHARS", "as_corpus", "checked_quote_gate", "full_quote_gate", "quote_gate",
-           "search_arguments", "span_gate"]
+__all__ = ["MAX_QUOTE_CHARS", "Rejected", "as_corpus", "checked_quote_gate", "full_quote_gate",
+           "quote_gate", "search_arguments", "span_gate"]
 
 #: Quotes longer than this are not searched: no real citation quotes 100,000 characters, and
 #: the bound keeps a hostile quote from costing time. They fail closed (``quote_too_long``).
 MAX_QUOTE_CHARS = 100_000
 
 Documents = Corpus | Mapping[Any, str]
+
+
+class Rejected(Protocol):
+    """What makes the answer for a quote shown absent (``not_found`` / ``no_match``):
+    :meth:`GateMatch.rejected <vcg_otel.gate.result.GateMatch.rejected>` (the default), or a
+    caller's maker of a :class:`~vcg_otel.gate.result.GateMatch` subclass carrying more
+    (:class:`vcg_otel.documents.ResolvedMatch`), made once instead of a ``GateMatch`` made
+    and copied field by field (as :class:`~vcg_otel.gate.fast.Located` for a passage found)."""
+
+    def __call__(self, cited_document_id: str, diagnosis: LazyDiagnosis) -> GateMatch: ...
 
 
 def as_corpus(docs: Documents, name: str = "docs") -> Corpus:
@@ -79,9 +88,10 @@ def _check_budget(budget: SearchBudget | None) -> SearchBudget:
 
 def _matched(
     result: GateResult, corpus: Corpus, cited: str | None, doc_id: str, span: Span,
-    sources: tuple[str, ...],
+    sources: tuple[str, ...], located: Located,
 ) -> GateMatch:
-    return located_match(result, corpus.normalized(doc_id), cited, doc_id, span, sources)
+    return located_match(result, corpus.normalized(doc_id), cited, doc_id, span, sources,
+                         located)
 
 
 def quote_gate(
@@ -140,26 +150,29 @@ def search_arguments(max_gap: int, budget: SearchBudget | None) -> SearchBudget:
 
 
 def checked_quote_gate(quote: str, cited: str | None, corpus: Corpus, max_gap: int,
-                       budget: SearchBudget, located: Located = GateMatch.located
-                       ) -> GateMatch:
+                       budget: SearchBudget, located: Located = GateMatch.located,
+                       rejected: Rejected = GateMatch.rejected) -> GateMatch:
     """:func:`quote_gate` on arguments already known to be of the right types (a ``str``
     quote and id, a :class:`Corpus`, an ``int`` gap, a budget): for callers that checked
     them once for many quotes, such as :meth:`vcg_otel.documents.DocumentSet.gate`.
 
     A quote found in its cited document as written, or elided with marks other than
     bracketed insertions, is answered by the fast path (:mod:`vcg_otel.gate.fast`), which
-    gives exactly what :func:`full_quote_gate` gives. Its answer is made by ``located``
-    (:class:`~vcg_otel.gate.fast.Located`: a caller that wraps the match, such as a document
-    set resolving the cited identifier, makes its own object at once instead of a copy)."""
+    gives exactly what :func:`full_quote_gate` gives. A passage found is made by ``located``
+    (:class:`~vcg_otel.gate.fast.Located`), a quote shown absent by ``rejected``
+    (:class:`Rejected`): a caller that wraps the match, such as a document set resolving the
+    cited identifier, makes its own object at once instead of a copy. Other answers (a
+    search cut short, an empty quote...) are plain :class:`GateMatch` objects."""
     if len(quote) <= MAX_QUOTE_CHARS:
         fast = fast_found(quote, cited, corpus, budget, max_gap, located)
         if fast is not None:
             return fast
-    return full_quote_gate(quote, cited, corpus, max_gap, budget)
+    return full_quote_gate(quote, cited, corpus, max_gap, budget, located, rejected)
 
 
 def full_quote_gate(quote: str, cited: str | None, corpus: Corpus, max_gap: int,
-                    budget: SearchBudget) -> GateMatch:
+                    budget: SearchBudget, located: Located = GateMatch.located,
+                    rejected: Rejected = GateMatch.rejected) -> GateMatch:
     """:func:`checked_quote_gate` without its fast path: every quote parsed and searched in
     full (the reference the fast path is tested against)."""
     if len(quote) > MAX_QUOTE_CHARS:
@@ -177,34 +190,34 @@ def full_quote_gate(quote: str, cited: str | None, corpus: Corpus, max_gap: int,
         except SearchLimitReached:
             return GateMatch(GateResult.NOT_FOUND, cited, reason=NotFoundReason.SEARCH_LIMIT)
         if span is not None:
-            return _matched(GateResult.FOUND, corpus, cited, cited, span, (cited,))  # type: ignore[arg-type]
+            return _matched(GateResult.FOUND, corpus, cited, cited, span, (cited,), located)  # type: ignore[arg-type]
     elsewhere, complete = corpus.search_elsewhere(parsed, cited, max_gap, budget)
     if elsewhere:
         doc_id, span = elsewhere[0]
         sources = tuple(d for d, _ in elsewhere)
-        return _matched(GateResult.MISATTRIBUTED, corpus, cited, doc_id, span, sources)
+        return _matched(GateResult.MISATTRIBUTED, corpus, cited, doc_id, span, sources, located)
     if not complete:
         reason = NotFoundReason.SEARCH_LIMIT
     elif known:
-        return _rejected(parsed.needle or " ".join(parsed.pieces), cited, corpus, budget)  # type: ignore[arg-type]
+        return _rejected(parsed.needle or " ".join(parsed.pieces), cited, corpus, budget,  # type: ignore[arg-type]
+                         rejected)
     else:
         reason = NotFoundReason.UNKNOWN_DOCUMENT
     return GateMatch(GateResult.NOT_FOUND, cited, reason=reason)
 
 
-def _rejected(needle: str, cited: str, corpus: Corpus, budget: SearchBudget) -> GateMatch:
-    """``not_found`` / ``no_match`` for a quote shown absent, with how it differs from the
-    closest passage of the documents (:func:`~vcg_otel.gate.closest.nearest`), worked out
-    when first read (:class:`~vcg_otel.gate.result.LazyDiagnosis`).
+def _rejected(needle: str, cited: str, corpus: Corpus, budget: SearchBudget,
+              rejected: Rejected = GateMatch.rejected) -> GateMatch:
+    """``not_found`` / ``no_match`` for a quote shown absent, made by ``rejected``, with how
+    it differs from the closest passage of the documents
+    (:func:`~vcg_otel.gate.closest.nearest`), worked out when first read
+    (:class:`~vcg_otel.gate.result.LazyDiagnosis`).
 
     The search's allowance is fixed now, from what ``budget`` has left, so the diagnosis is
-    the same whenever it is read; its steps are charged to ``budget`` when it runs. Built
-    with every field given (:func:`~vcg_otel._frozen.slot_builder`): the object the
-    constructor makes, at half its cost, on the path every rejected quote takes."""
+    the same whenever it is read; its steps are charged to ``budget`` when it runs."""
     allowance = max(1, min(CLOSEST_STEPS, budget.limit - budget.used))
-    diagnosis = LazyDiagnosis(partial(_diagnose, needle, cited, corpus, budget, allowance))
-    return _build_match(GateResult.NOT_FOUND, cited, None, None, None, None, False, (), (),
-                        NotFoundReason.NO_MATCH, (), diagnosis)
+    return rejected(cited, LazyDiagnosis(partial(_diagnose, needle, cited, corpus, budget,
+                                                 allowance)))
 
 
 def _diagnose(needle: str, cited: str, corpus: Corpus, budget: SearchBudget,
@@ -218,9 +231,6 @@ def _diagnose(needle: str, cited: str, corpus: Corpus, budget: SearchBudget,
 def _longest_first(needle: str) -> Iterator[str]:
     """The quote's distinct words, longest first (read only by a corpus with a word index)."""
     yield from sorted({m.group() for m in tokens(needle)}, key=lambda w: (-len(w), w))
-
-
-_build_match = slot_builder(GateMatch)
 
 
 def _int_arg(value: object, name: str) -> int:

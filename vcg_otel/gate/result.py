@@ -22,8 +22,10 @@ class GateResult(StrEnum):
 
 
 # Read off its class a member costs an enum metaclass' attribute look-up (about 0.15 µs, ten
-# times a global's): :attr:`GateMatch.found`, asked of every match, reads it from here.
+# times a global's): :attr:`GateMatch.found`, asked of every match, reads it from here, and
+# :meth:`GateMatch.rejected` the verdict it gives.
 _FOUND = GateResult.FOUND
+_NOT_FOUND = GateResult.NOT_FOUND
 
 
 class NotFoundReason(StrEnum):
@@ -40,6 +42,9 @@ class NotFoundReason(StrEnum):
     #: The search budget ran out first: not shown absent, so not a fabrication (see
     #: :func:`~vcg_otel.gate.quote_gate`).
     SEARCH_LIMIT = "search_limit"
+
+
+_NO_MATCH = NotFoundReason.NO_MATCH  # read once (see _FOUND)
 
 
 class RejectionKind(StrEnum):
@@ -177,6 +182,14 @@ class GateMatch:
         on the common found quote (:mod:`vcg_otel.gate.fast`) nothing else costs as much."""
         return _build_match(result, cited_document_id, document_id, start, end, text,
                             elided, pieces, source_document_ids, None, forgiven, NO_DIAGNOSIS)
+
+    @classmethod
+    def rejected(cls, cited_document_id: str, diagnosis: LazyDiagnosis) -> GateMatch:
+        """A quote shown absent from its cited document and every other (``not_found`` /
+        ``no_match``), with how it differs from the documents: what the constructor builds
+        from the same fields, at half the cost (every rejected quote is answered so)."""
+        return _build_match(_NOT_FOUND, cited_document_id, None, None, None, None, False, (),
+                            (), _NO_MATCH, (), diagnosis)
 
     @property
     def rejection(self) -> RejectionKind | None:
