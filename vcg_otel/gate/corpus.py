@@ -22,6 +22,8 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from functools import reduce
+from operator import or_
 from typing import TYPE_CHECKING, Any, cast
 
 from .._lru import BoundedLRU
@@ -422,7 +424,7 @@ class Corpus:
         index = grams.index
         masks = [index.holders(skeleton(word)) for word in words]
         others, count, units = grams.others(exclude)
-        if _held_by_most(masks, (len(masks) + 1) // 2, index.everyone) & others:
+        if _held_by_most(masks, index.everyone) & others:
             return None
         return count + units
 
@@ -563,8 +565,16 @@ class _SetGrams:
         return self.index.everyone & ~bit, self.count - 1, self.total_units - self.units[exclude]
 
 
-def _held_by_most(masks: Sequence[int], need: int, everyone: int) -> int:
-    """The bits set in at least ``need`` of ``masks`` (all of them when ``need`` is 0)."""
+def _held_by_most(masks: Sequence[int], everyone: int) -> int:
+    """The bits set in most of ``masks`` (at least half, rounded up; all bits for none): the
+    documents that may hold most of a quote's longest words, its three at most
+    (:func:`~vcg_otel.gate.closest.nearest`), told by bit operations on the three."""
+    if len(masks) == 3:
+        a, b, c = masks
+        return (a & b) | (c & (a | b))
+    if len(masks) < 3:
+        return reduce(or_, masks, 0) if masks else everyone
+    need = (len(masks) + 1) // 2
     reach = [everyone] + [0] * need  # reach[k]: bits set in at least k of the masks so far
     for mask in masks:
         for k in range(need, 0, -1):

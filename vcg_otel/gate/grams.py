@@ -70,15 +70,18 @@ class GramIndex:
         """The documents that may hold ``skeleton``: every other one lacks one of its pieces,
         so lacks it. All of them for a string shorter than a piece.
 
-        Disjoint pieces first (each can rule documents out on its own, and most strings are
-        ruled out of every document by the first two or three), then the last one."""
+        Disjoint pieces, from the first (each can rule documents out on its own, and most
+        strings are ruled out of every document by the first or the second), then the last."""
         size = len(skeleton)
         if size < GRAM:
             return self.everyone
         get = self._holding.get
-        may = self.everyone
-        for start in range(0, size - GRAM, GRAM):
+        may = get(skeleton[:GRAM], 0)
+        if size == GRAM:
+            return may
+        start = GRAM
+        last = size - GRAM
+        while may and start < last:
             may &= get(skeleton[start:start + GRAM], 0)
-            if not may:
-                return 0
-        return may & get(skeleton[size - GRAM:], 0)
+            start += GRAM
+        return may and may & get(skeleton[last:], 0)
