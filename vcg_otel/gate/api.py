@@ -225,7 +225,8 @@ def _diagnose(needle: str, cited: str, corpus: Corpus, budget: SearchBudget,
     """The diagnosis of :func:`_rejected`, run when first read: ``allowance`` steps of its
     own, charged to ``budget`` once spent."""
     return nearest(needle, (cited, corpus.normalized(cited)),
-                   corpus.documents_near(_longest_first(needle), cited), budget, allowance)
+                   corpus.documents_near(_longest_first(needle), cited), budget, allowance,
+                   partial(corpus.others_lacking_most, exclude=cited))
 
 
 def _longest_first(needle: str) -> Iterator[str]:

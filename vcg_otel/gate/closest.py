@@ -17,7 +17,7 @@ is not called ``invented`` (see :func:`closest_passage`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from itertools import chain
@@ -266,13 +266,19 @@ def _best_place(hay: str, quote: _Quote, needle_len: int, budget: SearchBudget,
 
 def nearest(needle: str, cited: tuple[str, NormalizedText] | None,
             others: Iterable[tuple[str, NormalizedText]], budget: SearchBudget,
-            allowance: int | None = None) -> tuple[RejectionKind | None, ClosestPassage | None]:
+            allowance: int | None = None,
+            lacking: Callable[[list[str]], int | None] | None = None,
+            ) -> tuple[RejectionKind | None, ClosestPassage | None]:
     """The rejection kind of a quote shown absent, and the closest passage found.
 
     The cited document is searched first; the others only if it has nothing close. ``budget``
     is charged what is spent, at most ``allowance`` steps (by default :data:`CLOSEST_STEPS`
     of what it has left: a caller that fixed the allowance earlier passes it) and never past
-    its limit (it does not raise). The kind is ``altered`` when a passage scores at least
+    its limit (it does not raise). ``lacking`` (a corpus' ``others_lacking_most`` for the cited
+    document) may show at once that no other document holds most of the quote's longest
+    words: it then gives the steps ruling them out one by one would charge, settled at once
+    when that is the same (:meth:`~vcg_otel.gate.search.SearchBudget.settle`), and they are
+    not read. The kind is ``altered`` when a passage scores at least
     :data:`ALTERED_SCORE`, ``invented`` when every document was searched and none did, and
     ``None`` when the search was cut short before either was shown.
     """
@@ -298,6 +304,10 @@ def nearest(needle: str, cited: tuple[str, NormalizedText] | None,
             # fraction of a call's cost. Lazily: the others are not even listed when the
             # cited one holds a misquote.
             top = quote.anchors[:3]
+            if lacking is not None and (best is None or best[2].score < ALTERED_SCORE):
+                steps = lacking([word for word, _ in top])
+                if steps is not None and local.settle(steps):
+                    others = ()  # each would be opened, scanned and ruled out: charged
             for doc_id, doc in others:
                 if best is not None and best[2].score >= ALTERED_SCORE:
                     break

@@ -21,10 +21,13 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from functools import reduce
+from operator import or_
 from typing import TYPE_CHECKING, Any, cast
 
 from .._lru import BoundedLRU
+from .grams import GramIndex
 from .normalize import NormalizedText, normalize_with_map
 from .quote import ParsedQuote
 from .search import (
@@ -34,8 +37,9 @@ from .search import (
     Span,
     find_quote,
     is_spaced_word_char,
+    scan_steps,
 )
-from .slips import MAX_SLIP_CHARS, quote_skeleton
+from .slips import MAX_SLIP_CHARS, quote_skeleton, skeleton
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -56,6 +60,17 @@ _SCAN_LIMIT = 32
 # The index is built once misses have scanned this many times the corpus' documents: indexing
 # a document costs about as much as scanning it this many times for a quote.
 _INDEX_PAYOFF = 8
+# A set of documents gets a gram index (:class:`_SetGrams`) once it has been searched for this
+# many rejected quotes (its users together). Building one costs about what 150 such searches
+# save (3.7 ms against ~21 us each, 10 documents of 2 kB): built after this many, a set never
+# pays much more than the best choice would have, and one retrieved for a few answers never
+# pays for it at all.
+_GRAMS_AFTER = 128
+# Only small sets get one (it takes about 50 bytes per character: 1 MB for 20 k characters),
+# so the 16 sets the document-set cache keeps hold 26 MB of them at the very most: most
+# retrievals are a few dozen chunks of a few kB.
+_GRAMS_MAX_DOCS = 64
+_GRAMS_MAX_CHARS = 32_768
 # Candidate lists at most this long are verified directly instead of intersected further.
 _VERIFY_LIMIT = 48
 
@@ -217,6 +232,7 @@ class Corpus:
         self._index: dict[str, list[int]] | None = None
         self._order: list[str] = []
         self._scanned = 0  # documents scanned by misses since the index was last dropped
+        self._grams = _SetGrams()  # shared with forks: it changes no result, no budget
         self._lock = threading.Lock()
         self._shared = False  # texts and normalized forms shared with a cached original
         if documents is not None:
@@ -240,6 +256,7 @@ class Corpus:
             self._normalized.pop(key, None)
             self._index = None
             self._scanned = 0
+            self._grams = _SetGrams()
 
     def _fork(self) -> Self:
         """A corpus with the same documents that shares their texts and normalized forms with
@@ -349,6 +366,9 @@ class Corpus:
         try:
             candidates = self._candidates(quote, budget)
             self._scanned += len(candidates)
+            if plain is not None and self._index is None and self._absent_from_others(
+                    plain, skip, absent_scans, budget):
+                return found, True
             for doc_id in candidates:
                 if doc_id == skip:
                     continue
@@ -388,6 +408,41 @@ class Corpus:
         for key in keys:  # each a document's (none is ever removed)
             if key != skip:
                 yield key, self._normalized.get(key) or self.normalized(key)
+
+    def others_lacking_most(self, words: Sequence[str], exclude: str) -> int | None:
+        """The steps the closest-passage search charges for ruling out every document but
+        ``exclude`` one by one (:func:`~vcg_otel.gate.closest.nearest`: each opened, and
+        scanned for ``words``), when the set's gram index shows that none of them holds most
+        of ``words`` (at least half, rounded up, as substrings); else ``None``.
+
+        Only from an index the set's rejected quotes have built already
+        (:meth:`search_elsewhere`), and only while :meth:`documents_near` lists every
+        document (no word index)."""
+        grams = self._grams
+        if grams.index is None or self._index is not None:
+            return None
+        index = grams.index
+        masks = [index.holders(skeleton(word)) for word in words]
+        others, count, units = grams.others(exclude)
+        if _held_by_most(masks, index.everyone) & others:
+            return None
+        return count + units
+
+    def _absent_from_others(self, plain: bytes, skip: str | None, absent_scans: int,
+                            budget: SearchBudget) -> bool:
+        """Whether the set's gram index shows that no document but ``skip`` holds ``plain``
+        (a quote's skeleton), the charges the scan of each would make (opened, searched in
+        vain) settled at once: all of them, or nothing and ``False`` (the scan then charges
+        them one by one, and stops where they run out). Counts a search for the index, which
+        is built once enough searches have asked for it."""
+        grams = self._grams.ready(self)
+        if grams is None:
+            return False
+        assert grams.index is not None
+        others, count, units = grams.others(skip)
+        if grams.index.holders(plain) & others:
+            return False
+        return budget.settle(count + absent_scans * units)
 
     def build_index(self) -> None:
         """Normalize every document and index its words (done lazily when first needed)."""
@@ -457,6 +512,74 @@ class Corpus:
             smaller = set(candidates)
             candidates = [i for i in more if i in smaller]
         return [order[i] for i in sorted(candidates)]
+
+
+class _SetGrams:
+    """The gram index of a corpus' documents (:class:`~vcg_otel.gate.grams.GramIndex`), built
+    once they have been searched for enough rejected quotes, with what a search ruled out by it
+    would have charged. Shared by the forks of a cached set (they hold the same documents; it
+    changes no result and no charge), replaced when a document is added.
+
+    Threads may race to build it: each builds a complete one and the last is kept."""
+
+    __slots__ = ("bits", "count", "index", "misses", "total_units", "units")
+
+    def __init__(self) -> None:
+        self.misses = 0  # rejected-quote searches so far (-1: too large ever to be indexed)
+        self.index: GramIndex | None = None
+        self.bits: dict[str, int] = {}
+        self.units: dict[str, int] = {}  # each document's scan steps (search.scan_steps)
+        self.count = 0
+        self.total_units = 0
+
+    def ready(self, corpus: Corpus) -> _SetGrams | None:
+        """This, with its index, once ``corpus`` has been searched :data:`_GRAMS_AFTER` times
+        (this search counted) and is small enough; else ``None``."""
+        if self.index is not None:
+            return self
+        if self.misses < 0:
+            return None
+        self.misses += 1
+        if self.misses < _GRAMS_AFTER:
+            return None
+        order = list(corpus)
+        if (len(order) > _GRAMS_MAX_DOCS
+                or sum(map(len, map(corpus.text, order))) > _GRAMS_MAX_CHARS):
+            self.misses = -1
+            return None
+        docs = [corpus.normalized(key) for key in order]
+        self.bits = {key: 1 << i for i, key in enumerate(order)}
+        self.units = {key: scan_steps(len(doc.text)) for key, doc in zip(order, docs, strict=True)}
+        self.count = len(order)
+        self.total_units = sum(self.units.values())
+        self.index = GramIndex([doc.slip_skeleton() for doc in docs])
+        return self
+
+    def others(self, exclude: str | None) -> tuple[int, int, int]:
+        """The documents but ``exclude``: their bits, how many, their scan steps in all."""
+        assert self.index is not None
+        bit = self.bits.get(exclude, 0) if exclude is not None else 0
+        if not bit:
+            return self.index.everyone, self.count, self.total_units
+        assert exclude is not None
+        return self.index.everyone & ~bit, self.count - 1, self.total_units - self.units[exclude]
+
+
+def _held_by_most(masks: Sequence[int], everyone: int) -> int:
+    """The bits set in most of ``masks`` (at least half, rounded up; all bits for none): the
+    documents that may hold most of a quote's longest words, its three at most
+    (:func:`~vcg_otel.gate.closest.nearest`), told by bit operations on the three."""
+    if len(masks) == 3:
+        a, b, c = masks
+        return (a & b) | (c & (a | b))
+    if len(masks) < 3:
+        return reduce(or_, masks, 0) if masks else everyone
+    need = (len(masks) + 1) // 2
+    reach = [everyone] + [0] * need  # reach[k]: bits set in at least k of the masks so far
+    for mask in masks:
+        for k in range(need, 0, -1):
+            reach[k] |= reach[k - 1] & mask
+    return reach[need]
 
 
 def _charge(budget: SearchBudget, steps: int) -> None:

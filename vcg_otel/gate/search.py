@@ -45,6 +45,7 @@ __all__ = [
     "find_whole",
     "find_without_insertions",
     "is_spaced_word_char",
+    "scan_steps",
 ]
 
 DEFAULT_MAX_GAP = 300
@@ -70,6 +71,12 @@ _NO_EDGES = (False, False)
 
 #: Steps between two looks at a search's deadline (about half a millisecond of work).
 _DEADLINE_STEPS = 1024
+
+
+def scan_steps(chars: int) -> int:
+    """The steps a C-speed pass over ``chars`` characters costs (:meth:`SearchBudget.scan`):
+    for callers that add up many such charges before settling them at once."""
+    return chars // _SCAN_CHARS
 
 
 class _Expiring(Protocol):
