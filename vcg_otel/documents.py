@@ -273,6 +273,7 @@ def _located_chunks(obj: Any, id_keys: Sequence[str],
 
 # Where documents are looked for under a mapping or object, in order.
 _INNER_KEYS = (*DOCUMENT_KEYS, *_NESTED_KEYS)
+_INNER_SET = frozenset(_INNER_KEYS)
 # Exact types that are never a Mapping: told so without ``isinstance(value, Mapping)``, an
 # abstract class's check (a call into Python for every type that is not a dict).
 _NO_MAPPINGS = frozenset({str, list, tuple, int, float, bool, bytes, type(None)})
@@ -351,13 +352,12 @@ def _no_chunks(obj: dict[Any, Any], budget: Budget) -> _Plain | None:
     of id to text) would go into none of its values, else ``None``: the walk takes a node for
     the dict and one per item, then walks the values under :data:`_INNER_KEYS` and the
     mappings among its values (:meth:`_Walker._mapping`), each of which it leaves at once
-    when it is ``None``, a string or a number."""
-    for key in _INNER_KEYS:
-        if key in obj and not _leaf(obj[key]):
-            return None
-    for value in obj.values():
+    when it is ``None``, a string or a number. Which of them it would go into first does not
+    matter here: each item is looked at once, in the dict's order."""
+    for key, value in obj.items():
         kind = type(value)
-        if ((kind is dict or (kind not in _NO_MAPPINGS and isinstance(value, Mapping)))
+        if ((key in _INNER_SET or kind is dict
+             or (kind not in _NO_MAPPINGS and isinstance(value, Mapping)))
                 and not _leaf(value)):
             return None
     if budget.take():

@@ -80,7 +80,6 @@ MAX_DEPTH = 6
 #: An inline quote's claim is its sentence, cut to this many characters either side.
 MAX_CLAIM_CONTEXT = 1_000
 
-_DOC_KEYS = ("doc_id", "document_id", "source_id")
 _ANTHROPIC_TYPES = frozenset({"char_location", "page_location", "content_block_location",
                               "search_result_location", "web_search_result_location"})
 _INLINE = re.compile(
@@ -115,18 +114,26 @@ class _Walk:
 
 
 def _generic(item: Any, read: Callable[[str], Any]) -> Citation | None:
-    """One citation of ``item`` (read through ``read``, its :func:`reader`), else ``None``.
+    """One citation of ``item`` (read through ``read``, its :func:`reader`), else ``None``."""
+    if isinstance(item, Citation):
+        return item
+    return _fields(read)
+
+
+def _fields(read: Callable[[str], Any]) -> Citation | None:
+    """The citation of an item's generic fields, read through ``read`` (``None``: it has
+    neither a quote nor a document).
 
     Called for every citation of every audited call: the offsets are read as integers only
     when present."""
-    if isinstance(item, Citation):
-        return item
     quote = text_of(read("quote"))
-    raw = None
-    for key in _DOC_KEYS:
-        raw = read(key)
-        if raw is not None:
-            break
+    # the document: the first of doc_id, document_id, source_id present (unrolled: this
+    # runs for every citation of every audited call)
+    raw = read("doc_id")
+    if raw is None:
+        raw = read("document_id")
+        if raw is None:
+            raw = read("source_id")
     if quote is None and raw is None:
         return None
     start, end, chunk = read("start"), read("end"), read("chunk")
@@ -323,14 +330,16 @@ def generic_answer_citations(items: list[dict[str, Any]], budget: Budget) -> lis
     ``citations`` are ``items`` (:func:`vcg_otel.reading.registry.generic_answer` told it:
     plain dicts of the generic citation fields), without asking again what the answer and
     its items are: a node for the answer (:meth:`_Walk.enter`), then its list as
-    :func:`_listed` reads it. Run with ``budget`` the running one."""
-    return _listed(items, budget, _plain_item) if budget.take() else []
-
-
-def _plain_item(item: dict[str, Any]) -> list[Citation]:
-    """:func:`citations_from_item` of a plain dict with no ``sources`` or ``document_ids``."""
-    single = _generic(item, item.get)
-    return [single] if single is not None else []
+    :func:`_listed` reads it, a node an item. Reading a plain dict charges nothing else, so
+    the nodes are taken first, in one call (:meth:`Budget.taken`), and the items they cover
+    read after. Run with ``budget`` the running one."""
+    out: list[Citation] = []
+    paid = budget.taken(1 + len(items)) - 1  # items read only once paid for
+    for item in items[:max(paid, 0)]:
+        single = _fields(item.get)  # no ``sources``/``document_ids``: not a Cohere span
+        if single is not None:
+            out.append(single)
+    return out
 
 
 def _citations(result: Any, walk: _Walk, depth: int) -> list[Citation]:

@@ -98,7 +98,7 @@ def generic_answer(result: dict[Any, Any]) -> list[Any] | None:
     if type(cited) is not list:
         return None
     for item in cited:
-        if type(item) is not dict or not item.keys() <= _GENERIC_FIELDS:
+        if type(item) is not dict or not _GENERIC_FIELDS.issuperset(item):
             return None
     return cited
 
@@ -147,7 +147,9 @@ def recognised(result: Any, arguments: Mapping[str, Any], depth: int = 0) -> Rec
         if present is not None and key not in present:
             continue
         inner = get(result, key)
-        if inner is not None and inner is not result:
+        # what :func:`recognised` turns away at once (uncharged) is not asked: the answer
+        # text a wrapper key usually holds
+        if inner is not None and inner is not result and not isinstance(inner, _UNRECOGNISED):
             found = recognise(inner, arguments, depth + 1)
             if found is not None:
                 found.result_documents = True  # the wrapper may carry the app's documents
