@@ -267,12 +267,13 @@ class Corpus:
         each user gets an object of its own that may be changed without touching the original.
         """
         made = object.__new__(type(self))
-        made.__dict__.update(self.__dict__)
-        made._index = None
-        made._order = []
-        made._scanned = 0
-        made._lock = threading.Lock()
-        made._shared = True
+        state = self.__dict__.copy()  # one copy, then its own search state: one object per call
+        state["_index"] = None
+        state["_order"] = []
+        state["_scanned"] = 0
+        state["_lock"] = threading.Lock()
+        state["_shared"] = True
+        made.__dict__ = state
         return made
 
     def _unshare(self) -> None:
