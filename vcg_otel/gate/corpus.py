@@ -67,8 +67,9 @@ _INDEX_PAYOFF = 8
 # pays for it at all.
 _GRAMS_AFTER = 128
 # Only small sets get one (it takes about 50 bytes per character: 1 MB for 20 k characters),
-# so the 16 sets the document-set cache keeps hold 26 MB of them at the very most: most
-# retrievals are a few dozen chunks of a few kB.
+# so each cache of 16 sets (the document sets of vcg_otel.documents, the dict call's corpora:
+# corpus_for) holds 26 MB of them at the very most: most retrievals are a few dozen chunks of
+# a few kB.
 _GRAMS_MAX_DOCS = 64
 _GRAMS_MAX_CHARS = 32_768
 # Candidate lists at most this long are verified directly instead of intersected further.
