@@ -524,14 +524,13 @@ class _SetGrams:
 
     Threads may race to build it: each builds a complete one and the last is kept."""
 
-    __slots__ = ("bits", "count", "index", "misses", "total_units", "units")
+    __slots__ = ("bits", "index", "misses", "total_units", "units")
 
     def __init__(self) -> None:
         self.misses = 0  # rejected-quote searches so far (-1: too large ever to be indexed)
         self.index: GramIndex | None = None
         self.bits: dict[str, int] = {}
         self.units: dict[str, int] = {}  # each document's scan steps (search.scan_steps)
-        self.count = 0
         self.total_units = 0
 
     def ready(self, corpus: Corpus) -> _SetGrams | None:
@@ -552,7 +551,6 @@ class _SetGrams:
         docs = [corpus.normalized(key) for key in order]
         self.bits = {key: 1 << i for i, key in enumerate(order)}
         self.units = {key: scan_steps(len(doc.text)) for key, doc in zip(order, docs, strict=True)}
-        self.count = len(order)
         self.total_units = sum(self.units.values())
         self.index = GramIndex([doc.slip_skeleton() for doc in docs])
         return self
@@ -562,9 +560,10 @@ class _SetGrams:
         assert self.index is not None
         bit = self.bits.get(exclude, 0) if exclude is not None else 0
         if not bit:
-            return self.index.everyone, self.count, self.total_units
+            return self.index.everyone, len(self.bits), self.total_units
         assert exclude is not None
-        return self.index.everyone & ~bit, self.count - 1, self.total_units - self.units[exclude]
+        return (self.index.everyone & ~bit, len(self.bits) - 1,
+                self.total_units - self.units[exclude])
 
 
 def _held_by_most(masks: Sequence[int], everyone: int) -> int:
