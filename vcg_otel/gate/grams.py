@@ -20,9 +20,6 @@ of words in the text.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import reduce
-from itertools import repeat
-from operator import and_
 
 __all__ = ["GRAM", "GramIndex"]
 
@@ -44,26 +41,6 @@ def _pieces(skeleton: bytes) -> set[bytes]:
     if len(_slices) < starts:
         _slices = [slice(i, i + GRAM) for i in range(max(starts, 2 * len(_slices)))]
     return set(map(skeleton.__getitem__, _slices[:starts]))
-
-
-# The pieces holders() looks up for a skeleton of each length, as slices: disjoint ones from the
-# first byte, and the last piece. A few hundred lengths at most (quotes are bounded).
-_spreads: dict[int, tuple[slice, ...]] = {}
-
-# get(piece, 0) for every piece: the second iterable of ``map(get, pieces, _ZERO)``.
-_ZERO = repeat(0)
-
-
-def _spread(size: int) -> tuple[slice, ...]:
-    """The slices of the pieces :meth:`GramIndex.holders` looks up in a skeleton of ``size``
-    bytes (at least :data:`GRAM`): from every :data:`GRAM`-th byte before the last piece, and
-    the last piece."""
-    spread = _spreads.get(size)
-    if spread is None:
-        last = size - GRAM
-        spread = _spreads[size] = (*(slice(i, i + GRAM) for i in range(0, last, GRAM)),
-                                   slice(last, size))
-    return spread
 
 
 class GramIndex:
@@ -93,11 +70,18 @@ class GramIndex:
         """The documents that may hold ``skeleton``: every other one lacks one of its pieces,
         so lacks it. All of them for a string shorter than a piece.
 
-        Disjoint pieces from the first, and the last: together they cover the string, and a
-        few of them rule out most documents. Looked up and combined at C speed (one ``map``
-        and one ``reduce``): a rejected quote asks this a few times, and a Python loop over
-        the pieces cost more than the look-ups."""
-        if len(skeleton) < GRAM:
+        Disjoint pieces, from the first (each can rule documents out on its own, and most
+        strings are ruled out of every document by the first or the second), then the last."""
+        size = len(skeleton)
+        if size < GRAM:
             return self.everyone
-        return reduce(and_, map(self._holding.get,
-                                map(skeleton.__getitem__, _spread(len(skeleton))), _ZERO))
+        get = self._holding.get
+        may = get(skeleton[:GRAM], 0)
+        if size == GRAM:
+            return may
+        start = GRAM
+        last = size - GRAM
+        while may and start < last:
+            may &= get(skeleton[start:start + GRAM], 0)
+            start += GRAM
+        return may and may & get(skeleton[last:], 0)
