@@ -526,20 +526,29 @@ def _resolved(match: GateMatch, cited: str | None, how: Resolution,
                            None)
 
 
+# No file offset told yet for a document (``None`` is an answer: a chunk of no known file).
+_UNKNOWN_BASE: Any = object()
+
+
 def _resolving(docs: DocumentSet, cited: str | None, how: Resolution,
                group: tuple[str, ...]) -> Located:
     """A maker of the gate's found answer (:mod:`vcg_otel.gate.fast`) that makes it the
     :class:`ResolvedMatch` :func:`_resolved` would make of it (with ``docs``), at once: the
     common found quote is then one object built, not a ``GateMatch`` built and copied."""
 
-    # DocumentSet.file_offset's answer, asked of its table without the method in between
+    # DocumentSet.file_offset's answer, asked of its table without the method in between, and
+    # kept per document: the set's rebuilt texts and its makers are replaced together when a
+    # chunk is added (DocumentSet.add), so each document's answer stays what it was
     file_start, chunks = docs._joined.file_start, docs.chunks
+    bases: dict[str, int | None] = {}
 
     def located(result: GateResult, cited_document_id: str | None, document_id: str,
                 start: int, end: int, text: str, elided: bool,
                 pieces: tuple[tuple[int, int], ...], source_document_ids: tuple[str, ...],
                 forgiven: tuple[str, ...] = ()) -> ResolvedMatch:
-        base = file_start(chunks, document_id)
+        base = bases.get(document_id, _UNKNOWN_BASE)
+        if base is _UNKNOWN_BASE:
+            base = bases[document_id] = file_start(chunks, document_id)
         return _build_resolved(result, cited, document_id, start, end, text, elided, pieces,
                                source_document_ids, None, forgiven, NO_DIAGNOSIS, how, group,
                                (), None, None, None if base is None else base + start,

@@ -270,9 +270,10 @@ class Auditor:
         # The gate's work is bounded per quote and per audit: each quote gets at most one
         # quote's budget, taken from what the audit has left (see AUDIT_SEARCH_STEPS).
         left = AUDIT_SEARCH_STEPS
+        time_ns, clock = time.time_ns, time.perf_counter
         for index, c in enumerate(items):
-            started_ns = time.time_ns()
-            t0 = time.perf_counter()
+            started_ns = time_ns()
+            t0 = clock()
             if deadline is not None and deadline.expired():  # the host has waited enough
                 results.append(audit_result(index, c, None, None, Outcome.UNVERIFIABLE,
                                            semconv.REASON_DEADLINE, gate_started_ns=started_ns))
@@ -281,49 +282,54 @@ class Auditor:
                                   else max(1, left), deadline)
             gate = (document_set.gate(c, max_gap, budget) if document_set is not None
                     else self._gate_one(c, corpus, budget))
-            if gate is not None and gate.diagnosis is not NO_DIAGNOSIS:
-                # a rejected quote's diagnosis is worked out on first use; telemetry reads it,
-                # so it is done now: its time counts as the gate's, its steps as the audit's
-                gate.diagnosis.value  # noqa: B018
-            left -= budget.used
-            cut = False
             located = None
             skipped: str | None
-            if gate is None and c.quote is None and not c.has_offsets:
-                if quoteless is None:  # (vcg_otel.evidence)
-                    quoteless = QuotelessStage(corpus, position_base=self.config.position_base,
-                                               deadline=deadline)
-                try:
-                    located = quoteless.check(c.document_id, c.claim)
-                except DeadlineReached:
-                    cut = True
-            seconds = time.perf_counter() - t0
-            if cut:
-                outcome, skipped = Outcome.UNVERIFIABLE, semconv.REASON_DEADLINE
-            elif located is not None:
-                outcome, skipped = self._quoteless(index, c, located, pending)
-            elif gate is None:
-                outcome, skipped = Outcome.UNVERIFIABLE, "unverifiable"
-            elif gate.reason is _SEARCH_LIMIT:
-                # Not shown absent, only not searched to the end: calling it a fabrication
-                # would page someone for our own limit. Never found either (fail closed).
-                cut = deadline is not None and deadline.expired()
-                outcome, skipped = (Outcome.UNVERIFIABLE,
-                                    semconv.REASON_DEADLINE if cut else "search_limit")
-            elif not gate.found:
-                outcome, skipped = _OUTCOME_OF_GATE[gate.result], "gate_rejected"
-            elif self.judge is None:
-                outcome, skipped = _FOUND, "no_judge"
-            else:
-                outcome, skipped = _FOUND, None
-                source = source_window(corpus.text(gate.document_id), gate.start or 0,
-                                       gate.end or 0, self.window.context_chars)
-                if self._sampled(c.claim, source):
-                    call = prepare(c.claim, c.quote if c.quote is not None else gate.text or "",
-                                   source, self.window)
-                    pending.append(_Pending(index, call))
+            if gate is not None:  # a quote, or offsets, checked
+                if gate.diagnosis is not NO_DIAGNOSIS:
+                    # a rejected quote's diagnosis is worked out on first use; telemetry reads
+                    # it, so it is done now: its time counts as the gate's, its steps as the
+                    # audit's
+                    gate.diagnosis.value  # noqa: B018
+                left -= budget.used
+                seconds = clock() - t0
+                if gate.reason is _SEARCH_LIMIT:
+                    # Not shown absent, only not searched to the end: calling it a fabrication
+                    # would page someone for our own limit. Never found either (fail closed).
+                    cut = deadline is not None and deadline.expired()
+                    outcome, skipped = (Outcome.UNVERIFIABLE,
+                                        semconv.REASON_DEADLINE if cut else "search_limit")
+                elif not gate.found:
+                    outcome, skipped = _OUTCOME_OF_GATE[gate.result], "gate_rejected"
+                elif self.judge is None:
+                    outcome, skipped = _FOUND, "no_judge"
                 else:
-                    skipped = "not_sampled"
+                    outcome, skipped = _FOUND, None
+                    source = source_window(corpus.text(gate.document_id), gate.start or 0,
+                                           gate.end or 0, self.window.context_chars)
+                    if self._sampled(c.claim, source):
+                        call = prepare(c.claim, c.quote if c.quote is not None
+                                       else gate.text or "", source, self.window)
+                        pending.append(_Pending(index, call))
+                    else:
+                        skipped = "not_sampled"
+            else:  # nothing the gate could check
+                left -= budget.used
+                cut = False
+                if c.quote is None and not c.has_offsets:
+                    if quoteless is None:  # (vcg_otel.evidence)
+                        quoteless = QuotelessStage(corpus, position_base=self.config.position_base,
+                                                   deadline=deadline)
+                    try:
+                        located = quoteless.check(c.document_id, c.claim)
+                    except DeadlineReached:
+                        cut = True
+                seconds = clock() - t0
+                if cut:
+                    outcome, skipped = Outcome.UNVERIFIABLE, semconv.REASON_DEADLINE
+                elif located is not None:
+                    outcome, skipped = self._quoteless(index, c, located, pending)
+                else:
+                    outcome, skipped = Outcome.UNVERIFIABLE, "unverifiable"
             results.append(audit_result(index, c, gate, None, outcome, skipped,
                                        gate_seconds=seconds, gate_started_ns=started_ns,
                                        evidence=located))

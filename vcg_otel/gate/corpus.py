@@ -425,7 +425,7 @@ class Corpus:
             return None
         index = grams.index
         masks = [index.holders(skeleton(word)) for word in words]
-        others, count, units = grams.others(exclude)
+        others, count, units = grams.others.get(exclude, grams.everyone)
         if _held_by_most(masks, index.everyone) & others:
             return None
         return count + units
@@ -441,7 +441,7 @@ class Corpus:
         if grams is None:
             return False
         assert grams.index is not None
-        others, count, units = grams.others(skip)
+        others, count, units = grams.others.get(skip, grams.everyone)
         if grams.index.holders(plain) & others:
             return False
         return budget.settle(count + absent_scans * units)
@@ -524,14 +524,18 @@ class _SetGrams:
 
     Threads may race to build it: each builds a complete one and the last is kept."""
 
-    __slots__ = ("bits", "index", "misses", "total_units", "units")
+    __slots__ = ("everyone", "index", "misses", "others")
 
     def __init__(self) -> None:
         self.misses = 0  # rejected-quote searches so far (-1: too large ever to be indexed)
         self.index: GramIndex | None = None
-        self.bits: dict[str, int] = {}
-        self.units: dict[str, int] = {}  # each document's scan steps (search.scan_steps)
-        self.total_units = 0
+        #: For each document: the other documents' bits, how many they are, and their scan
+        #: steps in all (search.scan_steps), what a search of all of them charges (told once,
+        #: when the index is built: a rejected quote asks twice). ``others.get(exclude,
+        #: everyone)`` for any ``exclude``, ``None`` or an id the set lacks included.
+        self.others: dict[str | None, tuple[int, int, int]] = {}
+        #: The same for every document.
+        self.everyone = (0, 0, 0)
 
     def ready(self, corpus: Corpus) -> _SetGrams | None:
         """This, with its index, once ``corpus`` has been searched :data:`_GRAMS_AFTER` times
@@ -549,21 +553,14 @@ class _SetGrams:
             self.misses = -1
             return None
         docs = [corpus.normalized(key) for key in order]
-        self.bits = {key: 1 << i for i, key in enumerate(order)}
-        self.units = {key: scan_steps(len(doc.text)) for key, doc in zip(order, docs, strict=True)}
-        self.total_units = sum(self.units.values())
-        self.index = GramIndex([doc.slip_skeleton() for doc in docs])
+        index = GramIndex([doc.slip_skeleton() for doc in docs])
+        units = [scan_steps(len(doc.text)) for doc in docs]
+        total = sum(units)
+        self.everyone = (index.everyone, len(order), total)
+        self.others = {key: (index.everyone & ~(1 << i), len(order) - 1, total - units[i])
+                       for i, key in enumerate(order)}
+        self.index = index
         return self
-
-    def others(self, exclude: str | None) -> tuple[int, int, int]:
-        """The documents but ``exclude``: their bits, how many, their scan steps in all."""
-        assert self.index is not None
-        bit = self.bits.get(exclude, 0) if exclude is not None else 0
-        if not bit:
-            return self.index.everyone, len(self.bits), self.total_units
-        assert exclude is not None
-        return (self.index.everyone & ~bit, len(self.bits) - 1,
-                self.total_units - self.units[exclude])
 
 
 def _held_by_most(masks: Sequence[int], everyone: int) -> int:
