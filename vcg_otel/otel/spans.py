@@ -30,7 +30,7 @@ from ..documents import ResolvedMatch, match_attributes
 from ..evidence import evidence_attributes
 from ..judge.evidence_prompt import EVIDENCE_PROMPT_VERSION
 from . import genai, semconv
-from .content import ContentPolicy, exported_document_id
+from .content import ContentPolicy
 from .events import (
     FABRICATION_SCORES,
     Summary,
@@ -145,7 +145,7 @@ def check_attributes(r: AuditResult, policy: ContentPolicy,
         CITATION_INDEX: r.index,
         **_EVALUATION_LABELS[r.outcome, r.judge_called or r.cached],
     }
-    cited = exported_document_id(r, policy)
+    cited = policy.exported_id(r)  # exported_document_id, its rule chosen with the policy
     if cited is not None:
         attrs[CITATION_DOCUMENT_ID] = cited
     # the cited id, resolved through vcg_otel.documents (then also chunks and file offsets)
