@@ -176,16 +176,18 @@ def record_metrics(instruments: Instruments, report: AuditReport) -> None:
     gate_seconds = 0.0
     for r in report.results:
         gate = r.gate
-        v = r.verdict
-        result = rejection = verdict = None
-        if gate is not None:
+        if gate is None:
+            result = rejection = None
+        else:
             gate_seconds += r.gate_seconds
             result = gate.result
             # gate.rejection, read only of a gate with a diagnosis (a passage found has none)
             diagnosis = gate.diagnosis
-            if diagnosis is not NO_DIAGNOSIS:
-                rejection = diagnosis.value[0]
-        if v is not None:
+            rejection = None if diagnosis is NO_DIAGNOSIS else diagnosis.value[0]
+        v = r.verdict
+        if v is None:
+            verdict = None
+        else:
             verdict = v.verdict
             if v.fail_reason is not None:
                 reason = VALUE[v.fail_reason]

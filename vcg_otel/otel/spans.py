@@ -265,12 +265,12 @@ def record_report(tracer: Tracer, audit_span: Span, report: AuditReport,
     for r in report.results:
         summarized = summary(r, policy)
         attrs = check_attributes(r, policy, summarized)
-        parent = audit_span
-        check_event = None
         if check_spans:
             parent = tracer.start_span(SPAN_CHECK, in_audit, attributes=attrs,
                                        start_time=r.gate_started_ns)
+            check_event = None
         else:
+            parent = audit_span
             del attrs[OPENINFERENCE_SPAN_KIND]  # an event is no span
             check_event = attrs
             if as_span_events:
