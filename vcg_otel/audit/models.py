@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 from .._enum import VALUE, StrEnum
@@ -158,16 +157,14 @@ else:
 _CONSISTENT = frozenset({Outcome.SUPPORTS, Outcome.FOUND})
 
 
-_OUTCOME = attrgetter("outcome")
-_JUDGE_CALLED = attrgetter("judge_called")
-
-
 def _outcome_counts(results: tuple[AuditResult, ...]) -> dict[str, int]:
     """:attr:`AuditReport.counts`: by outcome, first seen first (a plain dict: no Counter to
-    make). The labels are listed and counted by builtins, one Python step per distinct label
-    rather than per result."""
-    labels = list(map(VALUE.__getitem__, map(_OUTCOME, results)))
-    return {label: labels.count(label) for label in dict.fromkeys(labels)}
+    make)."""
+    counts: dict[str, int] = {}
+    for r in results:
+        label = VALUE[r.outcome]
+        counts[label] = counts.get(label, 0) + 1
+    return counts
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,8 +211,8 @@ class AuditReport:
     @property
     def usage(self) -> Usage:
         total = _NO_USAGE
-        for r in filter(_JUDGE_CALLED, self.results):  # the others add nothing
-            if r.verdict is not None:
+        for r in self.results:
+            if r.judge_called and r.verdict is not None:  # the others add nothing
                 total = total + r.verdict.usage
         return total
 

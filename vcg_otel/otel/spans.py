@@ -15,8 +15,6 @@ request that caused it, and gives each span its true start and end.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from itertools import starmap
-from operator import itemgetter
 from typing import Any
 
 from opentelemetry import trace
@@ -90,10 +88,7 @@ def seconds_ns(seconds: float) -> int:
 
 def audit_span_attributes(report: AuditReport) -> dict[str, Any]:
     """Summary attributes of the ``citation_audit`` span."""
-    counts = report.counts
-    # one key per outcome, made by builtins (str.__add__ over the labels): no Python loop
-    attrs: dict[str, Any] = dict(zip(map(semconv.COUNT_PREFIX.__add__, counts),
-                                     counts.values(), strict=True))
+    attrs: dict[str, Any] = {semconv.COUNT_PREFIX + k: v for k, v in report.counts.items()}
     attrs[semconv.COUNT_TOTAL] = len(report.results)
     usage = report.usage
     if usage.total_tokens:
@@ -105,10 +100,8 @@ def audit_span_attributes(report: AuditReport) -> dict[str, Any]:
     if report.skipped:
         attrs[semconv.AUDIT_SKIPPED] = report.skipped
     # A content-free one-line summary, so span tables (Phoenix's "output" column) show it.
-    # Most frequent first, ties in first-seen order (a reversed sort is stable too).
-    by_count = sorted(counts.items(), key=itemgetter(1), reverse=True)
     attrs[semconv.OUTPUT_VALUE] = f"{len(report.results)} citations: " + ", ".join(
-        starmap("{1} {0}".format, by_count))
+        f"{n} {verdict}" for verdict, n in sorted(report.counts.items(), key=lambda kv: -kv[1]))
     return attrs
 
 
