@@ -19,9 +19,7 @@ line, function, source line) but neither its message nor those of the exceptions
 from __future__ import annotations
 
 import traceback
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from operator import attrgetter
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .._settings import env_flag
@@ -41,14 +39,6 @@ class ContentPolicy:
 
     inputs: bool = True
     outputs: bool = True
-    #: :func:`exported_document_id` under this policy, chosen once when it is made (it is read
-    #: for every citation): with inputs captured, the id as cited, read by a builtin.
-    exported_id: Callable[[AuditResult], str | None] = field(
-        init=False, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "exported_id",
-                           _cited_id if self.inputs else _resolved_document_id)
 
     @classmethod
     def resolve(cls, capture_content: bool | None = None) -> ContentPolicy:
@@ -69,19 +59,10 @@ def exported_document_id(r: AuditResult, policy: ContentPolicy) -> str | None:
     With inputs captured, the id as cited. With inputs hidden, only an id that resolved to a
     retrieved document (through the document model, or as a quote found in the very
     document it names); ``None`` for any other, which is the answer's text.
-    (``policy.exported_id(r)``: the rule for ``policy``, chosen when it was made.)
     """
-    return policy.exported_id(r)
-
-
-_cited_id: Callable[[AuditResult], str | None] = attrgetter("citation.document_id")
-
-
-def _resolved_document_id(r: AuditResult) -> str | None:
-    """:func:`exported_document_id` with inputs hidden: the id only if it resolved."""
     cited = r.citation.document_id
-    if cited is None:
-        return None
+    if cited is None or policy.inputs:
+        return cited
     if r.evidence is not None:  # a quote-less citation: its source check
         return cited if r.evidence.source.group else None
     gate = r.gate

@@ -28,7 +28,7 @@ from ..documents import ResolvedMatch, match_attributes
 from ..evidence import evidence_attributes
 from ..judge.evidence_prompt import EVIDENCE_PROMPT_VERSION
 from . import genai, semconv
-from .content import ContentPolicy
+from .content import ContentPolicy, exported_document_id
 from .events import (
     FABRICATION_SCORES,
     Summary,
@@ -138,7 +138,7 @@ def check_attributes(r: AuditResult, policy: ContentPolicy,
         CITATION_INDEX: r.index,
         **_EVALUATION_LABELS[r.outcome, r.judge_called or r.cached],
     }
-    cited = policy.exported_id(r)  # exported_document_id, its rule chosen with the policy
+    cited = exported_document_id(r, policy)
     if cited is not None:
         attrs[CITATION_DOCUMENT_ID] = cited
     # the cited id, resolved through vcg_otel.documents (then also chunks and file offsets)
