@@ -162,15 +162,15 @@ def record_metrics(instruments: Instruments, report: AuditReport) -> None:
     Counts are summed per attribute set before they are added (one ``add`` per distinct
     stage and verdict, not per citation): citations are first tallied by shape (gate result,
     rejection kind, judge verdict, outcome), of which an audit has few, and each shape's points
-    are known once (:func:`_count_keys`); the points come out in the order their citations
-    first reached them. Durations: ``gate`` is the gate time of the whole audit, ``judge``
-    one value per model call, ``audit`` the whole audit. Each model call also records the
-    GenAI client metrics: its duration (with ``error.type`` when it failed closed) and, when
-    the judge reported usage, its input and output tokens.
+    are worked out once (:func:`_count_keys`). Points come in the order citations first
+    reached them, as they would citation by citation. Durations: ``gate`` is the gate time of
+    the whole audit, ``judge`` one value per model call, ``audit`` the whole audit. Each model
+    call also records the GenAI client metrics: its duration (with ``error.type`` when it
+    failed closed) and, when the judge reported usage, its input and output tokens.
     """
     duration = instruments.duration
     judge_attrs = _STAGE_ATTRIBUTES[semconv.STAGE_JUDGE]
-    shapes: list[Shape] = []
+    shapes: dict[Shape, int] = {}  # plain dicts: a Counter costs more to make
     fail_reasons: dict[str, int] = {}
     prompt_tokens = completion_tokens = 0
     gate_seconds = 0.0
@@ -197,10 +197,10 @@ def record_metrics(instruments: Instruments, report: AuditReport) -> None:
                 prompt_tokens += r.usage.prompt_tokens
                 completion_tokens += r.usage.completion_tokens
                 _record_genai(instruments, report, r)
-        shapes.append((result, rejection, verdict, r.outcome))
-    counts: dict[CountKey, int] = {}  # plain dicts: a Counter costs more to make
-    for shape in dict.fromkeys(shapes):  # each shape once, first seen first
-        n = shapes.count(shape)
+        shape = result, rejection, verdict, r.outcome
+        shapes[shape] = shapes.get(shape, 0) + 1
+    counts: dict[CountKey, int] = {}
+    for shape, n in shapes.items():
         for key in _COUNT_KEYS[shape]:
             counts[key] = counts.get(key, 0) + n
     audits = instruments.audits

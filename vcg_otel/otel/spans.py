@@ -23,14 +23,13 @@ from opentelemetry.semconv._incubating.attributes import gen_ai_attributes as ga
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode, Tracer
 
 from .._enum import VALUE
-from ..audit.models import AuditReport, AuditResult, Outcome
+from ..audit.models import AuditReport, AuditResult
 from ..documents import ResolvedMatch, match_attributes
 from ..evidence import evidence_attributes
 from ..judge.evidence_prompt import EVIDENCE_PROMPT_VERSION
 from . import genai, semconv
 from .content import ContentPolicy, exported_document_id
 from .events import (
-    FABRICATION_SCORES,
     Summary,
     emit_result_events,
     fail_closed_attributes,
@@ -105,38 +104,22 @@ def audit_span_attributes(report: AuditReport) -> dict[str, Any]:
     return attrs
 
 
-def _evaluation_labels(outcome: Outcome, by_model: bool) -> dict[str, Any]:
-    """The ``citation.check`` attributes that follow from the outcome alone (and whether a
-    model gave it): verdict, evaluation name, label, score and annotator kind, in span order."""
-    label = VALUE[outcome]
-    return {
-        VERDICT: label,
-        EVAL_NAME: EVALUATION_NAME,
-        EVAL_LABEL: label,
-        EVAL_SCORE: FABRICATION_SCORES[outcome],
-        EVAL_ANNOTATOR_KIND: "LLM" if by_model else "CODE",
-    }
-
-
-# Made once: every citation's check copies one of these (keys: outcome, judged by a model).
-_EVALUATION_LABELS = {(outcome, by_model): _evaluation_labels(outcome, by_model)
-                      for outcome in Outcome for by_model in (False, True)}
-
-
 def check_attributes(r: AuditResult, policy: ContentPolicy,
                      summarized: Summary) -> dict[str, Any]:
     """The attributes of one citation's ``citation.check`` span or event (also what a trace audit
-    writes back as annotations: :mod:`vcg_otel.traces.annotate`).
-
-    ``summarized`` is the citation's :func:`~vcg_otel.otel.events.summary`: its explanation is
-    read from it; its score, which follows from the outcome, comes with the outcome's labels.
-    """
+    writes back as annotations: :mod:`vcg_otel.traces.annotate`)."""
     c = r.citation
     gate = r.gate
+    score, text = summarized
+    outcome = VALUE[r.outcome]
     attrs: dict[str, Any] = {
         OPENINFERENCE_SPAN_KIND: KIND_EVALUATOR,
         CITATION_INDEX: r.index,
-        **_EVALUATION_LABELS[r.outcome, r.judge_called or r.cached],
+        VERDICT: outcome,
+        EVAL_NAME: EVALUATION_NAME,
+        EVAL_LABEL: outcome,
+        EVAL_SCORE: score,
+        EVAL_ANNOTATOR_KIND: "LLM" if r.judge_called or r.cached else "CODE",
     }
     cited = exported_document_id(r, policy)
     if cited is not None:
@@ -188,7 +171,6 @@ def check_attributes(r: AuditResult, policy: ContentPolicy,
             attrs[JUDGE_FAIL_REASON] = VALUE[v.fail_reason]
         if policy.outputs and v.reasoning:
             attrs[JUDGE_REASONING] = v.reasoning
-    text = summarized[1]
     if text:
         attrs[EVAL_EXPLANATION] = text
     return attrs
