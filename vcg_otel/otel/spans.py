@@ -15,6 +15,7 @@ request that caused it, and gives each span its true start and end.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from operator import itemgetter
 from typing import Any
 
 from opentelemetry import trace
@@ -85,6 +86,9 @@ def seconds_ns(seconds: float) -> int:
     return int(seconds * 1e9)
 
 
+_BY_COUNT = itemgetter(1)  # of a (verdict, count) pair
+
+
 def audit_span_attributes(report: AuditReport) -> dict[str, Any]:
     """Summary attributes of the ``citation_audit`` span."""
     attrs: dict[str, Any] = {semconv.COUNT_PREFIX + k: v for k, v in report.counts.items()}
@@ -98,9 +102,11 @@ def audit_span_attributes(report: AuditReport) -> dict[str, Any]:
         attrs[semconv.JUDGE_PROMPT_VERSION] = report.prompt_version
     if report.skipped:
         attrs[semconv.AUDIT_SKIPPED] = report.skipped
-    # A content-free one-line summary, so span tables (Phoenix's "output" column) show it.
-    attrs[semconv.OUTPUT_VALUE] = f"{len(report.results)} citations: " + ", ".join(
-        f"{n} {verdict}" for verdict, n in sorted(report.counts.items(), key=lambda kv: -kv[1]))
+    # A content-free one-line summary, so span tables (Phoenix's "output" column) show it:
+    # most frequent first, ties in first-seen order (a reversed sort keeps them, being stable).
+    attrs[semconv.OUTPUT_VALUE] = f"{len(report.results)} citations: " + ", ".join([
+        f"{n} {verdict}"
+        for verdict, n in sorted(report.counts.items(), key=_BY_COUNT, reverse=True)])
     return attrs
 
 
