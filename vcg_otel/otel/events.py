@@ -43,7 +43,6 @@ from .providers import logs_configured
 from .rejection import add_gate_details
 
 __all__ = [
-    "FABRICATION_SCORES",
     "emit_event",
     "emit_result_events",
     "evaluation_attributes",
@@ -63,7 +62,7 @@ _FABRICATED = Outcome.fabricated()
 _ALTERED = RejectionKind.ALTERED
 #: The evaluation score of each outcome (:func:`fabrication_score`): a table, as it depends on
 #: the outcome alone and is written for every citation.
-FABRICATION_SCORES: dict[Outcome, float] = {o: 1.0 if o.is_fabricated else 0.0 for o in Outcome}
+_FABRICATION_SCORES: dict[Outcome, float] = {o: 1.0 if o.is_fabricated else 0.0 for o in Outcome}
 _lock = threading.Lock()
 _by_provider: dict[int, tuple[Any, Logger]] = {}
 
@@ -94,7 +93,7 @@ def logger_for(logger_provider: LoggerProvider | None = None) -> Logger | None:
 
 def fabrication_score(r: AuditResult) -> float:
     """The evaluation score: 1.0 when the quote is fabricated or misattributed, else 0.0."""
-    return FABRICATION_SCORES[r.outcome]
+    return _FABRICATION_SCORES[r.outcome]
 
 
 def explanation(r: AuditResult) -> str | None:
@@ -118,7 +117,7 @@ def summary(r: AuditResult, policy: ContentPolicy) -> Summary:
     """The evaluation score of one citation and, if ``policy`` lets outputs be captured, its
     explanation (``None`` when there is none): what its check span and its
     ``gen_ai.evaluation.result`` event both carry, worked out once."""
-    return FABRICATION_SCORES[r.outcome], explanation(r) if policy.outputs else None
+    return _FABRICATION_SCORES[r.outcome], explanation(r) if policy.outputs else None
 
 
 def evaluation_attributes(r: AuditResult, policy: ContentPolicy,
