@@ -58,7 +58,11 @@ __all__ = [
 _SEVERITY_TEXT = {s: s.name for s in (SeverityNumber.INFO, SeverityNumber.WARN)}
 # Members read off their enum class once (each such read costs about 0.15 µs).
 _NOT_FOUND = Outcome.NOT_FOUND
+_FABRICATED = Outcome.fabricated()
 _ALTERED = RejectionKind.ALTERED
+#: The evaluation score of each outcome (:func:`fabrication_score`): a table, as it depends on
+#: the outcome alone and is written for every citation.
+_FABRICATION_SCORES: dict[Outcome, float] = {o: 1.0 if o.is_fabricated else 0.0 for o in Outcome}
 _lock = threading.Lock()
 _by_provider: dict[int, tuple[Any, Logger]] = {}
 
@@ -89,7 +93,7 @@ def logger_for(logger_provider: LoggerProvider | None = None) -> Logger | None:
 
 def fabrication_score(r: AuditResult) -> float:
     """The evaluation score: 1.0 when the quote is fabricated or misattributed, else 0.0."""
-    return 1.0 if r.outcome.is_fabricated else 0.0
+    return _FABRICATION_SCORES[r.outcome]
 
 
 def explanation(r: AuditResult) -> str | None:
@@ -97,13 +101,13 @@ def explanation(r: AuditResult) -> str | None:
     v = r.verdict
     if v is not None:
         return v.reasoning or None
-    if r.gate is not None and r.outcome.is_fabricated:
-        if r.outcome is _NOT_FOUND:
-            if r.gate.rejection is _ALTERED:
-                return "quote altered: a passage matches all but a few of its words"
-            return "quote not found in any document"
-        return "quote found only in " + ", ".join(r.gate.source_document_ids)
-    return None
+    if r.outcome not in _FABRICATED or r.gate is None:  # most: a quote found, nothing to say
+        return None
+    if r.outcome is _NOT_FOUND:
+        if r.gate.rejection is _ALTERED:
+            return "quote altered: a passage matches all but a few of its words"
+        return "quote not found in any document"
+    return "quote found only in " + ", ".join(r.gate.source_document_ids)
 
 
 Summary = tuple[float, "str | None"]  # (score, explanation when outputs may be captured)
@@ -113,7 +117,7 @@ def summary(r: AuditResult, policy: ContentPolicy) -> Summary:
     """The evaluation score of one citation and, if ``policy`` lets outputs be captured, its
     explanation (``None`` when there is none): what its check span and its
     ``gen_ai.evaluation.result`` event both carry, worked out once."""
-    return fabrication_score(r), (explanation(r) or None) if policy.outputs else None
+    return _FABRICATION_SCORES[r.outcome], explanation(r) if policy.outputs else None
 
 
 def evaluation_attributes(r: AuditResult, policy: ContentPolicy,

@@ -9,6 +9,7 @@ configured every call is a no-op.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -90,29 +91,54 @@ _STAGE_ATTRIBUTES = {stage: {semconv.ATTR_STAGE: stage}
                      for stage in (semconv.STAGE_GATE, semconv.STAGE_JUDGE, semconv.STAGE_FINAL,
                                    semconv.STAGE_AUDIT)}
 _TOKEN_ATTRIBUTES = {kind: {ga.GEN_AI_TOKEN_TYPE: kind} for kind in (_INPUT, _OUTPUT)}
-_COUNT_ATTRIBUTES: dict[tuple[str, str, str | None], dict[str, str]] = {}
-_REASON_ATTRIBUTES: dict[str, dict[str, str]] = {}
+
+CountKey = tuple[str, str, "str | None"]  # (stage, verdict, rejection kind or None)
+# What a citation's counts depend on: its gate result, rejection kind, judge verdict (each
+# None when there is none) and outcome, all enum members.
+Shape = tuple[Any, Any, Any, Any]
 
 
-def _count_attributes(key: tuple[str, str, str | None]) -> dict[str, str]:
+class _Made(dict[Any, Any]):
+    """A cache of values made from their key on first use (:meth:`make`), then read at the
+    cost of a dict look-up: for sets of keys that are finite and small (enum combinations)."""
+
+    def __init__(self, make: Callable[[Any], Any]) -> None:
+        super().__init__()
+        self.make = make
+
+    def __missing__(self, key: Any) -> Any:
+        value = self[key] = self.make(key)
+        return value
+
+
+def _count_attributes(key: CountKey) -> dict[str, str]:
     """The attributes of a ``citation.audits`` point: stage, verdict and, for a rejected quote,
     its rejection kind (invented quotes and misquotes apart, as misattribution is)."""
-    point = _COUNT_ATTRIBUTES.get(key)
-    if point is None:
-        stage, verdict, kind = key
-        point = {semconv.ATTR_STAGE: stage, semconv.VERDICT: verdict}
-        if kind is not None:
-            point[semconv.GATE_REJECTION] = kind
-        _COUNT_ATTRIBUTES[key] = point
+    stage, verdict, kind = key
+    point = {semconv.ATTR_STAGE: stage, semconv.VERDICT: verdict}
+    if kind is not None:
+        point[semconv.GATE_REJECTION] = kind
     return point
 
 
-def _reason_attributes(reason: str) -> dict[str, str]:
-    """The attributes of a ``citation.judge.fail_closed`` point (reasons are a closed list)."""
-    point = _REASON_ATTRIBUTES.get(reason)
-    if point is None:
-        point = _REASON_ATTRIBUTES[reason] = {semconv.ATTR_REASON: reason}
-    return point
+def _count_keys(shape: Shape) -> tuple[CountKey, ...]:
+    """The ``citation.audits`` points one citation of ``shape`` adds 1 to, in order: gate
+    (if it was gated), judge (if judged) and final."""
+    result, rejection, verdict, outcome = shape
+    kind = None if rejection is None else VALUE[rejection]
+    keys: list[CountKey] = []
+    if result is not None:
+        keys.append((semconv.STAGE_GATE, VALUE[result], kind))
+    if verdict is not None:
+        keys.append((semconv.STAGE_JUDGE, VALUE[verdict], None))
+    keys.append((semconv.STAGE_FINAL, VALUE[outcome], kind))
+    return tuple(keys)
+
+
+# Both filled on first use; reasons are a closed list, count keys and shapes finite sets.
+_COUNT_ATTRIBUTES = _Made(_count_attributes)
+_COUNT_KEYS = _Made(_count_keys)
+_REASON_ATTRIBUTES = _Made(lambda reason: {semconv.ATTR_REASON: reason})
 
 
 def _record_genai(instruments: Instruments, report: AuditReport, r: AuditResult) -> None:
@@ -134,33 +160,35 @@ def record_metrics(instruments: Instruments, report: AuditReport) -> None:
     """Add one report's counts, tokens and durations to the instruments.
 
     Counts are summed per attribute set before they are added (one ``add`` per distinct
-    stage and verdict, not per citation). Durations: ``gate`` is the gate time of the whole
-    audit, ``judge`` one value per model call, ``audit`` the whole audit. Each model call also
-    records the GenAI client metrics: its duration (with ``error.type`` when it failed closed)
-    and, when the judge reported usage, its input and output tokens.
+    stage and verdict, not per citation): citations are first tallied by shape (gate result,
+    rejection kind, judge verdict, outcome), of which an audit has few, and each shape's points
+    are worked out once (:func:`_count_keys`). Points come in the order citations first
+    reached them, as they would citation by citation. Durations: ``gate`` is the gate time of
+    the whole audit, ``judge`` one value per model call, ``audit`` the whole audit. Each model
+    call also records the GenAI client metrics: its duration (with ``error.type`` when it
+    failed closed) and, when the judge reported usage, its input and output tokens.
     """
     duration = instruments.duration
     judge_attrs = _STAGE_ATTRIBUTES[semconv.STAGE_JUDGE]
-    # (stage, verdict, rejection kind or None): plain dicts, a Counter costs more to make
-    counts: dict[tuple[str, str, str | None], int] = {}
+    shapes: dict[Shape, int] = {}  # plain dicts: a Counter costs more to make
     fail_reasons: dict[str, int] = {}
     prompt_tokens = completion_tokens = 0
     gate_seconds = 0.0
     for r in report.results:
         gate = r.gate
-        rejection = None
-        if gate is not None:
+        if gate is None:
+            result = rejection = None
+        else:
+            gate_seconds += r.gate_seconds
+            result = gate.result
             # gate.rejection, read only of a gate with a diagnosis (a passage found has none)
             diagnosis = gate.diagnosis
-            kind = None if diagnosis is NO_DIAGNOSIS else diagnosis.value[0]
-            rejection = None if kind is None else VALUE[kind]
-            key = semconv.STAGE_GATE, VALUE[gate.result], rejection
-            counts[key] = counts.get(key, 0) + 1
-            gate_seconds += r.gate_seconds
+            rejection = None if diagnosis is NO_DIAGNOSIS else diagnosis.value[0]
         v = r.verdict
-        if v is not None:
-            key = semconv.STAGE_JUDGE, VALUE[v.verdict], None
-            counts[key] = counts.get(key, 0) + 1
+        if v is None:
+            verdict = None
+        else:
+            verdict = v.verdict
             if v.fail_reason is not None:
                 reason = VALUE[v.fail_reason]
                 fail_reasons[reason] = fail_reasons.get(reason, 0) + 1
@@ -169,13 +197,17 @@ def record_metrics(instruments: Instruments, report: AuditReport) -> None:
                 prompt_tokens += r.usage.prompt_tokens
                 completion_tokens += r.usage.completion_tokens
                 _record_genai(instruments, report, r)
-        key = semconv.STAGE_FINAL, VALUE[r.outcome], rejection
-        counts[key] = counts.get(key, 0) + 1
+        shape = result, rejection, verdict, r.outcome
+        shapes[shape] = shapes.get(shape, 0) + 1
+    counts: dict[CountKey, int] = {}
+    for shape, n in shapes.items():
+        for key in _COUNT_KEYS[shape]:
+            counts[key] = counts.get(key, 0) + n
     audits = instruments.audits
     for key, n in counts.items():
-        audits.add(n, _count_attributes(key))
+        audits.add(n, _COUNT_ATTRIBUTES[key])
     for reason, n in fail_reasons.items():
-        instruments.fail_closed.add(n, _reason_attributes(reason))
+        instruments.fail_closed.add(n, _REASON_ATTRIBUTES[reason])
     if gate_seconds:
         duration.record(gate_seconds, _STAGE_ATTRIBUTES[semconv.STAGE_GATE])
     if prompt_tokens:

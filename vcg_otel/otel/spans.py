@@ -15,6 +15,7 @@ request that caused it, and gives each span its true start and end.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from operator import itemgetter
 from typing import Any
 
 from opentelemetry import trace
@@ -39,12 +40,53 @@ from .events import (
 )
 from .rejection import add_gate_details
 
+# Names written per citation, bound here (a module attribute costs a look-up per use).
+from .semconv import (
+    CITATION_CLAIM,
+    CITATION_CLAIM_LENGTH,
+    CITATION_DOCUMENT_GROUP_SIZE,
+    CITATION_DOCUMENT_ID,
+    CITATION_DOCUMENT_RESOLUTION,
+    CITATION_INDEX,
+    CITATION_QUOTE,
+    CITATION_QUOTE_LENGTH,
+    EVAL_ANNOTATOR_KIND,
+    EVAL_EXPLANATION,
+    EVAL_LABEL,
+    EVAL_NAME,
+    EVAL_SCORE,
+    EVALUATION_NAME,
+    EVENT_CHECK,
+    EVENT_FAIL_CLOSED,
+    GATE_ELIDED,
+    GATE_MATCH_DOCUMENT_ID,
+    GATE_MATCH_END,
+    GATE_MATCH_START,
+    GATE_REASON,
+    GATE_RESULT,
+    GATE_SOURCE_DOCUMENT_IDS,
+    JUDGE_CACHED,
+    JUDGE_CONFIDENCE,
+    JUDGE_FAIL_CLOSED,
+    JUDGE_FAIL_REASON,
+    JUDGE_REASONING,
+    JUDGE_SKIPPED,
+    JUDGE_VERDICT,
+    KIND_EVALUATOR,
+    OPENINFERENCE_SPAN_KIND,
+    SPAN_CHECK,
+    VERDICT,
+)
+
 __all__ = ["audit_span_attributes", "check_attributes", "record_report", "seconds_ns"]
 
 
 def seconds_ns(seconds: float) -> int:
     """``seconds`` as the integer nanoseconds OpenTelemetry timestamps are."""
     return int(seconds * 1e9)
+
+
+_BY_COUNT = itemgetter(1)  # of a (verdict, count) pair
 
 
 def audit_span_attributes(report: AuditReport) -> dict[str, Any]:
@@ -60,9 +102,11 @@ def audit_span_attributes(report: AuditReport) -> dict[str, Any]:
         attrs[semconv.JUDGE_PROMPT_VERSION] = report.prompt_version
     if report.skipped:
         attrs[semconv.AUDIT_SKIPPED] = report.skipped
-    # A content-free one-line summary, so span tables (Phoenix's "output" column) show it.
-    attrs[semconv.OUTPUT_VALUE] = f"{len(report.results)} citations: " + ", ".join(
-        f"{n} {verdict}" for verdict, n in sorted(report.counts.items(), key=lambda kv: -kv[1]))
+    # A content-free one-line summary, so span tables (Phoenix's "output" column) show it:
+    # most frequent first, ties in first-seen order (a reversed sort keeps them, being stable).
+    attrs[semconv.OUTPUT_VALUE] = f"{len(report.results)} citations: " + ", ".join([
+        f"{n} {verdict}"
+        for verdict, n in sorted(report.counts.items(), key=_BY_COUNT, reverse=True)])
     return attrs
 
 
@@ -72,68 +116,69 @@ def check_attributes(r: AuditResult, policy: ContentPolicy,
     writes back as annotations: :mod:`vcg_otel.traces.annotate`)."""
     c = r.citation
     gate = r.gate
-    # the cited id, resolved through vcg_otel.documents (then also chunks and file offsets)
-    resolved = gate if isinstance(gate, ResolvedMatch) else None
     score, text = summarized
     outcome = VALUE[r.outcome]
     attrs: dict[str, Any] = {
-        semconv.OPENINFERENCE_SPAN_KIND: semconv.KIND_EVALUATOR,
-        semconv.CITATION_INDEX: r.index,
-        semconv.VERDICT: outcome,
-        semconv.EVAL_NAME: semconv.EVALUATION_NAME,
-        semconv.EVAL_LABEL: outcome,
-        semconv.EVAL_SCORE: score,
-        semconv.EVAL_ANNOTATOR_KIND: "LLM" if r.judge_called or r.cached else "CODE",
+        OPENINFERENCE_SPAN_KIND: KIND_EVALUATOR,
+        CITATION_INDEX: r.index,
+        VERDICT: outcome,
+        EVAL_NAME: EVALUATION_NAME,
+        EVAL_LABEL: outcome,
+        EVAL_SCORE: score,
+        EVAL_ANNOTATOR_KIND: "LLM" if r.judge_called or r.cached else "CODE",
     }
     cited = exported_document_id(r, policy)
     if cited is not None:
-        attrs[semconv.CITATION_DOCUMENT_ID] = cited
+        attrs[CITATION_DOCUMENT_ID] = cited
+    # the cited id, resolved through vcg_otel.documents (then also chunks and file offsets)
+    resolved = gate if isinstance(gate, ResolvedMatch) else None
     if resolved is not None:
-        attrs[semconv.CITATION_DOCUMENT_RESOLUTION] = resolved.resolution
-        attrs[semconv.CITATION_DOCUMENT_GROUP_SIZE] = len(resolved.group)
+        attrs[CITATION_DOCUMENT_RESOLUTION] = resolved.resolution
+        attrs[CITATION_DOCUMENT_GROUP_SIZE] = len(resolved.group)
+    quote = c.quote
     if policy.inputs:
-        attrs[semconv.CITATION_CLAIM] = c.claim
-        if c.quote is not None:
-            attrs[semconv.CITATION_QUOTE] = c.quote
+        attrs[CITATION_CLAIM] = c.claim
+        if quote is not None:
+            attrs[CITATION_QUOTE] = quote
     else:  # lengths stand in for hidden text
-        attrs[semconv.CITATION_CLAIM_LENGTH] = len(c.claim)
-        if c.quote is not None:
-            attrs[semconv.CITATION_QUOTE_LENGTH] = len(c.quote)
+        attrs[CITATION_CLAIM_LENGTH] = len(c.claim)
+        if quote is not None:
+            attrs[CITATION_QUOTE_LENGTH] = len(quote)
     if gate is not None:
         result = VALUE[gate.result]
-        attrs[semconv.GATE_RESULT] = result
-        attrs[semconv.GATE_ELIDED] = gate.elided
+        attrs[GATE_RESULT] = result
+        attrs[GATE_ELIDED] = gate.elided
         start, end = gate.start, gate.end
         if start is not None and end is not None:
-            attrs[semconv.GATE_MATCH_START] = start
-            attrs[semconv.GATE_MATCH_END] = end
+            attrs[GATE_MATCH_START] = start
+            attrs[GATE_MATCH_END] = end
             if gate.document_id is not None:
-                attrs[semconv.GATE_MATCH_DOCUMENT_ID] = gate.document_id
+                attrs[GATE_MATCH_DOCUMENT_ID] = gate.document_id
         # across chunks, file offsets (stitch.py); a match inside one chunk of no known file
         # (most) has none
         if resolved is not None and (resolved.chunks or resolved.file_start is not None):
             attrs.update(match_attributes(resolved))
         if gate.reason is not None:
-            attrs[semconv.GATE_REASON] = VALUE[gate.reason]
+            attrs[GATE_REASON] = VALUE[gate.reason]
         if gate.source_document_ids and result == "misattributed":
-            attrs[semconv.GATE_SOURCE_DOCUMENT_IDS] = list(gate.source_document_ids)
+            attrs[GATE_SOURCE_DOCUMENT_IDS] = list(gate.source_document_ids)
         add_gate_details(attrs, gate, policy)
     if r.evidence is not None:  # a quote-less citation's stage 1
         attrs.update(evidence_attributes(r.evidence))
     if r.judge_skipped is not None:
-        attrs[semconv.JUDGE_SKIPPED] = r.judge_skipped
+        attrs[JUDGE_SKIPPED] = r.judge_skipped
     v = r.verdict
     if v is not None:
-        attrs[semconv.JUDGE_VERDICT] = VALUE[v.verdict]
-        attrs[semconv.JUDGE_CONFIDENCE] = v.confidence
-        attrs[semconv.JUDGE_FAIL_CLOSED] = v.fail_closed
-        attrs[semconv.JUDGE_CACHED] = r.cached
+        attrs[JUDGE_VERDICT] = VALUE[v.verdict]
+        attrs[JUDGE_CONFIDENCE] = v.confidence
+        attrs[JUDGE_FAIL_CLOSED] = v.fail_closed
+        attrs[JUDGE_CACHED] = r.cached
         if v.fail_reason is not None:
-            attrs[semconv.JUDGE_FAIL_REASON] = VALUE[v.fail_reason]
+            attrs[JUDGE_FAIL_REASON] = VALUE[v.fail_reason]
         if policy.outputs and v.reasoning:
-            attrs[semconv.JUDGE_REASONING] = v.reasoning
+            attrs[JUDGE_REASONING] = v.reasoning
     if text:
-        attrs[semconv.EVAL_EXPLANATION] = text
+        attrs[EVAL_EXPLANATION] = text
     return attrs
 
 
@@ -201,24 +246,26 @@ def record_report(tracer: Tracer, audit_span: Span, report: AuditReport,
     for r in report.results:
         summarized = summary(r, policy)
         attrs = check_attributes(r, policy, summarized)
-        parent = audit_span
-        check_event = None
         if check_spans:
-            parent = tracer.start_span(semconv.SPAN_CHECK, in_audit, attributes=attrs,
+            parent = tracer.start_span(SPAN_CHECK, in_audit, attributes=attrs,
                                        start_time=r.gate_started_ns)
+            check_event = None
         else:
-            del attrs[semconv.OPENINFERENCE_SPAN_KIND]  # an event is no span
+            parent = audit_span
+            del attrs[OPENINFERENCE_SPAN_KIND]  # an event is no span
             check_event = attrs
             if as_span_events:
-                audit_span.add_event(semconv.EVENT_CHECK, attrs, timestamp=r.gate_started_ns)
+                audit_span.add_event(EVENT_CHECK, attrs, timestamp=r.gate_started_ns)
         end = r.gate_started_ns + seconds_ns(r.gate_seconds)
-        if r.verdict is not None and r.judge_called:
-            _judge_span(tracer, parent, r, policy, report)
-            end = max(end, r.judge_started_ns + seconds_ns(r.judge_seconds))
-        failed = None if r.verdict is None else fail_closed_attributes(r, policy)  # no judge
-        if failed is not None and as_span_events:
-            event = failed if check_spans else {**failed, semconv.CITATION_INDEX: r.index}
-            parent.add_event(semconv.EVENT_FAIL_CLOSED, event)
+        failed = None
+        if r.verdict is not None:  # else no judge ran: no judge span, nothing failed closed
+            if r.judge_called:
+                _judge_span(tracer, parent, r, policy, report)
+                end = max(end, r.judge_started_ns + seconds_ns(r.judge_seconds))
+            failed = fail_closed_attributes(r, policy)
+            if failed is not None and as_span_events:
+                event = failed if check_spans else {**failed, CITATION_INDEX: r.index}
+                parent.add_event(EVENT_FAIL_CLOSED, event)
         if logger is not None:
             emit_result_events(logger, r, parent, policy, check=check_event, failed=failed,
                                timestamp=end or None, summarized=summarized)
