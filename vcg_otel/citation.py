@@ -15,7 +15,7 @@ from typing import Any
 
 from ._frozen import slot_builder
 
-__all__ = ["Citation", "plain_citation"]
+__all__ = ["Citation", "exact_citation", "plain_citation"]
 
 
 _ALIASES = {"doc_id": "document_id", "source_id": "document_id"}
@@ -98,7 +98,11 @@ class Citation:
         )
 
 
-_build_citation = slot_builder(Citation, post_init_unneeded=True)
+#: ``Citation(claim, document_id, quote, start, end, chunk)`` at the cost of plain slot stores,
+#: for values its ``__post_init__`` would accept and leave unchanged: an exact ``str`` claim, an
+#: exact ``str`` or ``None`` document id and quote. Nothing is checked: the caller vouches for
+#: them (a reader that has made its texts plain; :func:`plain_citation` checks them first).
+exact_citation = slot_builder(Citation, post_init_unneeded=True)
 
 
 def plain_citation(claim: str, document_id: str | None, quote: str | None,
@@ -110,5 +114,5 @@ def plain_citation(claim: str, document_id: str | None, quote: str | None,
     else goes through the checking constructor."""
     if (type(claim) is str and (quote is None or type(quote) is str)
             and (document_id is None or type(document_id) is str)):
-        return _build_citation(claim, document_id, quote, start, end, chunk)
+        return exact_citation(claim, document_id, quote, start, end, chunk)
     return Citation(claim, document_id, quote, start, end, chunk)

@@ -62,6 +62,7 @@ from .otel import semconv
 from .otel.background import runner
 from .otel.providers import any_configured
 from .reading import read_output
+from .reading.generic import call_binder
 from .reading.walk import Budget
 from .scope import AuditScope, configure, tracer_for
 
@@ -115,29 +116,28 @@ class _Handler:
             self.signature: inspect.Signature | None = inspect.signature(fn)
         except (TypeError, ValueError):
             self.signature = None
+        # every call binds its arguments to the same signature: what that takes is worked
+        # out here, once (:func:`~vcg_otel.reading.generic.call_binder`)
+        self.bind = call_binder(self.signature)
         self.setup = setup
         self.mode = mode
+        self.enforcing = mode == "enforce"
         self.on_violation = on_violation
         self.background = background
         self.citations_fn = citations
         self.documents_fn = documents
 
-    def skip(self, setup: _Setup) -> bool:
-        """Whether this call goes unaudited: sampled out, or nothing could record it (observe
-        mode only: enforce mode always audits)."""
-        if self.mode == "enforce":
-            return False
-        t = setup.telemetry
-        return t.sampled_out() or not any_configured(t.tracer_provider, t.meter_provider,
-                                                     t.logger_provider)
-
     def call(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> _Call | None:
-        """The audit of one call, its span started; ``None``: run the call unaudited."""
+        """The audit of one call, its span started; ``None``: run the call unaudited (in
+        observe mode, a call sampled out or one that nothing could record; enforce mode
+        always audits)."""
         setup = self.setup.get()
-        if self.skip(setup):
+        t = setup.telemetry
+        if not self.enforcing and (t.sampled_out() or not any_configured(
+                t.tracer_provider, t.meter_provider, t.logger_provider)):
             return None
-        scope = AuditScope.start(setup.auditor, setup.telemetry, tracer=setup.tracer,
-                                 mode=self.mode, required=self.mode == "enforce")
+        scope = AuditScope.start(setup.auditor, t, tracer=setup.tracer, mode=self.mode,
+                                 required=self.enforcing)
         return None if scope is None else _Call(self, scope, args, kwargs)
 
 
@@ -162,10 +162,10 @@ class _Call:
         which makes every citation ``unverifiable`` (reason ``deadline``)."""
         h = self.handler
         config = self.scope.auditor.config
-        reading = read_output(result, self.args, self.kwargs, Budget(deadline=deadline),
-                              signature=h.signature, citations=h.citations_fn,
-                              documents=h.documents_fn, id_keys=config.id_keys,
-                              position_base=config.position_base)
+        reading = read_output(result, budget=Budget(deadline=deadline),
+                              arguments=h.bind(self.args, self.kwargs),
+                              citations=h.citations_fn, documents=h.documents_fn,
+                              id_keys=config.id_keys, position_base=config.position_base)
         limit = (kept.limit if kept is not None else None) or reading.completeness.limit
         if limit is not None:
             self.scope.annotate(semconv.AUDIT_EXTRACT_LIMIT, limit)
@@ -202,7 +202,7 @@ class _Call:
         enforced result, :class:`CitationAuditError` when the audit failed (fail closed), or
         ``result`` unchanged when it cites nothing."""
         h = self.handler
-        if h.mode != "enforce":
+        if not h.enforcing:
             return result
         if self.scope.failure is not None:
             raise CitationAuditError(f"citation audit of {h.name} failed") from self.scope.failure

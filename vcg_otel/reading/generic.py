@@ -52,10 +52,11 @@ from __future__ import annotations
 import inspect
 import re
 from collections.abc import Callable, Iterable, Mapping
+from functools import partial
 from typing import Any
 
 from .. import markers
-from ..citation import Citation, plain_citation
+from ..citation import Citation, exact_citation
 from .walk import (
     Budget,
     charge,
@@ -65,6 +66,7 @@ from .walk import (
     get,
     integer,
     is_list,
+    plain_text,
     reader,
     text_of,
 )
@@ -72,8 +74,8 @@ from .walk import (
 # The bounded reading primitives live in :mod:`.walk`; :mod:`vcg_otel.extract` re-exports
 # them (``Budget``, ``MAX_NODES``, ...), as it always did.
 __all__ = ["DOCUMENT_ARGUMENTS", "MAX_CLAIM_CONTEXT", "MAX_DEPTH", "call_arguments",
-           "call_sources", "citation_from_item", "citations_from_item", "extract_citations",
-           "extract_documents", "generic_answer_citations"]
+           "call_binder", "call_sources", "citation_from_item", "citations_from_item",
+           "extract_citations", "extract_documents", "generic_answer_citations"]
 
 #: Nested containers deeper than this are not searched (hostile or cyclic results).
 MAX_DEPTH = 6
@@ -122,30 +124,38 @@ def _generic(item: Any, read: Callable[[str], Any]) -> Citation | None:
 
 def _fields(read: Callable[[str], Any]) -> Citation | None:
     """The citation of an item's generic fields, read through ``read`` (``None``: it has
-    neither a quote nor a document).
+    neither a quote nor a document; nothing more is read of it then).
 
-    Called for every citation of every audited call: the offsets are read as integers only
-    when present."""
-    quote = text_of(read("quote"))
-    # the document: the first of doc_id, document_id, source_id present (unrolled: this
-    # runs for every citation of every audited call)
-    raw = read("doc_id")
+    Called for every citation of every audited call, in one frame: what most citations hold
+    (plain texts, no offsets) is asked about first, and nothing more. Its texts are made
+    plain here, as :class:`Citation` would make them, so that it is built by plain slot
+    stores (:func:`~vcg_otel.citation.exact_citation`)."""
+    quote, raw = read("quote"), read("doc_id")
+    if type(quote) is not str:
+        quote = plain_text(quote)
+    # the document: the first of doc_id, document_id, source_id present
     if raw is None:
         raw = read("document_id")
         if raw is None:
             raw = read("source_id")
     if quote is None and raw is None:
         return None
-    start, end, chunk = read("start"), read("end"), read("chunk")
+    start, end, chunk, claim = read("start"), read("end"), read("chunk"), read("claim")
     if start is not None or end is not None:  # most citations have no offsets: no call then
         start, end = integer(start), integer(end)
-    chunk_pair = None
-    if chunk is not None and is_list(chunk) and len(chunk) == 2 and all(
-            integer(x) is not None for x in chunk):
-        chunk_pair = (chunk[0], chunk[1])
-    claim = text_of(read("claim")) or ""
-    return plain_citation(claim, None if raw is None else document_id(raw), quote, start, end,
-                          chunk_pair)
+    if chunk is not None:
+        chunk = _chunk_pair(chunk)
+    if type(claim) is not str:
+        claim = plain_text(claim) or ""
+    return exact_citation(claim, None if raw is None else document_id(raw), quote, start, end,
+                          chunk)
+
+
+def _chunk_pair(chunk: Any) -> tuple[int, int] | None:
+    """``chunk`` as a ``(start, end)`` pair when it is a list or tuple of two integers."""
+    if is_list(chunk) and len(chunk) == 2 and all(integer(x) is not None for x in chunk):
+        return (chunk[0], chunk[1])
+    return None
 
 
 def _anthropic(block_text: str, item: Any) -> Citation | None:
@@ -538,6 +548,15 @@ def call_arguments(signature: inspect.Signature | None, args: tuple[Any, ...],
             del arguments[name]
             arguments.update({k: v for k, v in extra.items() if k not in arguments})
     return arguments
+
+
+def call_binder(signature: inspect.Signature | None
+                ) -> Callable[[tuple[Any, ...], Mapping[str, Any]], dict[str, Any]]:
+    """:func:`call_arguments` of ``signature``, with what it works out of the signature
+    worked out once: for a caller that binds every call of one function (the decorator),
+    ``binder(args, kwargs)`` is then the binding itself (:meth:`_PlainBinding.bind`)."""
+    plain = _plain_binding(signature) if signature is not None else None
+    return plain.bind if plain is not None else partial(call_arguments, signature)
 
 
 def call_sources(arguments: Mapping[str, Any], result: Any) -> list[Any]:

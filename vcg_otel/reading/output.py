@@ -169,7 +169,8 @@ def read_output(result: Any, args: Sequence[Any] = (), kwargs: Mapping[str, Any]
                 budget: Budget | None = None, *, signature: inspect.Signature | None = None,
                 citations: Extractor | None = None, documents: Extractor | None = None,
                 shared: Sequence[Any] = (), id_keys: Sequence[str] = (),
-                position_base: int | None = None) -> Reading:
+                position_base: int | None = None,
+                arguments: Mapping[str, Any] | None = None) -> Reading:
     """The citations and documents of one call (module docstring), within ``budget``.
 
     Args:
@@ -181,11 +182,15 @@ def read_output(result: Any, args: Sequence[Any] = (), kwargs: Mapping[str, Any]
         citations, documents: the decorator's extractors, ``(arguments, result) -> value``.
         shared: documents every answer has (read last).
         id_keys, position_base: the auditor's config (how citations name documents).
+        arguments: the call's arguments by name, already bound (by a caller that binds the
+            same signature every call: :func:`~vcg_otel.reading.generic.call_binder`);
+            ``args``, ``kwargs`` and ``signature`` are then not read.
 
     Raises whatever an extractor raises (the caller records it as the extractor's failure).
     """
     budget = budget if budget is not None else Budget()
-    arguments = call_arguments(signature, tuple(args), kwargs or {})
+    if arguments is None:
+        arguments = call_arguments(signature, tuple(args), kwargs or {})
     cited, found = _citations(result, arguments, budget, citations)
     doc_budget = budget.after()
     sources = _sources(result, arguments, found, documents, shared)
@@ -194,7 +199,8 @@ def read_output(result: Any, args: Sequence[Any] = (), kwargs: Mapping[str, Any]
     docs = _document_set(sources, id_keys, base, doc_budget)
     if found is not None and cited:
         cited = _names(cited, found, docs)
-    documents_cut = doc_budget.exhausted or (None if doc_budget.complete else "unreadable")
+    # not :attr:`Budget.complete`'s question again: a limit, else a refused read
+    documents_cut = doc_budget.exhausted or ("unreadable" if doc_budget.refused else None)
     return Reading(cited, docs, _completeness(budget.exhausted, documents_cut,
                                               found.format if found is not None else None))
 

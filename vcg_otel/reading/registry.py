@@ -52,30 +52,42 @@ _UNRECOGNISED = (*_SCALARS, list, tuple)  # no reader's shape is one of these
 
 def _key_bits() -> dict[str, int]:
     """For each key some reader recognises a mapping by, a bit for every reader that does
-    (its place in :data:`FORMATS`)."""
+    (its place in :data:`FORMATS`); for each of the :data:`WRAPPERS`, a bit of its own (its
+    place in them, after the readers')."""
     bits: dict[str, int] = {}
     for place, reader in enumerate(FORMATS):
         for key in reader.keys:
             bits[key] = bits.get(key, 0) | 1 << place
+    for place, key in enumerate(WRAPPERS, len(FORMATS)):
+        bits[key] = bits.get(key, 0) | 1 << place
     return bits
 
 
 _BITS = _key_bits()
-# The readers of each set of bits a plain dict's keys made so far, in FORMATS order:
-# a dict with a few keys finds the readers that look at it without asking each reader.
-_READERS: dict[int, tuple[Format, ...]] = {}
+# What a plain dict is asked for each set of bits its keys made so far: the readers that look
+# at it, in FORMATS order, and the wrapper keys it has, in WRAPPERS order. A dict with a few
+# keys finds them without asking each reader or looking up each wrapper key.
+_ASKED: dict[int, tuple[tuple[Format, ...], tuple[str, ...]]] = {}
 _FEW_KEYS = 8
+
+
+def _asked(keys: Any) -> tuple[tuple[Format, ...], tuple[str, ...]]:
+    """The readers whose keys a plain dict with ``keys`` (at most :data:`_FEW_KEYS`) has, and
+    the :data:`WRAPPERS` among its keys."""
+    bits = 0
+    for key in keys:
+        bits |= _BITS.get(key, 0)
+    asked = _ASKED.get(bits)
+    if asked is None:
+        asked = _ASKED[bits] = (
+            tuple(r for i, r in enumerate(FORMATS) if bits >> i & 1),
+            tuple(k for i, k in enumerate(WRAPPERS, len(FORMATS)) if bits >> i & 1))
+    return asked
 
 
 def _readers_of(keys: Any) -> tuple[Format, ...]:
     """The readers whose keys a plain dict with ``keys`` (at most :data:`_FEW_KEYS`) has."""
-    bits = 0
-    for key in keys:
-        bits |= _BITS.get(key, 0)
-    readers = _READERS.get(bits)
-    if readers is None:
-        readers = _READERS[bits] = tuple(r for i, r in enumerate(FORMATS) if bits >> i & 1)
-    return readers
+    return _asked(keys)[0]
 
 
 #: The keys of the generic reader's own answer shape, and the fields of its citation dicts
@@ -129,7 +141,7 @@ def recognised(result: Any, arguments: Mapping[str, Any], depth: int = 0) -> Rec
         return _NOT_RECOGNISED
     present = result.keys() if plain or isinstance(result, Mapping) else None
     few = plain and len(result) <= _FEW_KEYS  # a dict: as many keys as ``present``
-    readers = _readers_of(present) if few else FORMATS
+    readers, wrappers = _asked(present) if few else (FORMATS, WRAPPERS)
     cited = generic_answer(result) if few else None
     if cited is not None:  # every reader declines it: charged what their reads of it cost
         if cited:
@@ -143,10 +155,10 @@ def recognised(result: Any, arguments: Mapping[str, Any], depth: int = 0) -> Rec
             return Recognised(found)
     if depth >= MAX_WRAPPING:
         return _NOT_RECOGNISED if cited is None else Recognised(None, cited)
-    for key in WRAPPERS:
+    for key in wrappers:
         if present is not None and key not in present:
             continue
-        inner = get(result, key)
+        inner = result.get(key) if plain else get(result, key)  # a dict's read: no call
         # what :func:`recognised` turns away at once (uncharged) is not asked: the answer
         # text a wrapper key usually holds
         if inner is not None and inner is not result and not isinstance(inner, _UNRECOGNISED):
