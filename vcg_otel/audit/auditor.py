@@ -290,7 +290,6 @@ class Auditor:
                     # it, so it is done now: its time counts as the gate's, its steps as the
                     # audit's
                     gate.diagnosis.value  # noqa: B018
-                left -= budget.used
                 seconds = clock() - t0
                 if gate.reason is _SEARCH_LIMIT:
                     # Not shown absent, only not searched to the end: calling it a fabrication
@@ -313,7 +312,6 @@ class Auditor:
                     else:
                         skipped = "not_sampled"
             else:  # nothing the gate could check
-                left -= budget.used
                 cut = False
                 if c.quote is None and not c.has_offsets:
                     if quoteless is None:  # (vcg_otel.evidence)
@@ -330,6 +328,7 @@ class Auditor:
                     outcome, skipped = self._quoteless(index, c, located, pending)
                 else:
                     outcome, skipped = Outcome.UNVERIFIABLE, "unverifiable"
+            left -= budget.used  # the gate's steps, its diagnosis' included
             results.append(audit_result(index, c, gate, None, outcome, skipped,
                                        gate_seconds=seconds, gate_started_ns=started_ns,
                                        evidence=located))

@@ -85,11 +85,6 @@ def _asked(keys: Any) -> tuple[tuple[Format, ...], tuple[str, ...]]:
     return asked
 
 
-def _readers_of(keys: Any) -> tuple[Format, ...]:
-    """The readers whose keys a plain dict with ``keys`` (at most :data:`_FEW_KEYS`) has."""
-    return _asked(keys)[0]
-
-
 #: The keys of the generic reader's own answer shape, and the fields of its citation dicts
 #: (:func:`vcg_otel.reading.generic.citations_from_item`).
 _GENERIC_ANSWER = frozenset({"answer", "citations"})

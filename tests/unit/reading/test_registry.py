@@ -11,7 +11,7 @@ from contextlib import contextmanager
 import pytest
 
 from vcg_otel.reading import registry
-from vcg_otel.reading.registry import FORMATS, _readers_of, generic_answer, recognise
+from vcg_otel.reading.registry import FORMATS, _asked, generic_answer, recognise
 from vcg_otel.reading.walk import MAX_NODES, Budget, charging
 
 
@@ -20,7 +20,7 @@ def test_the_readers_of_a_few_keys_are_those_whose_keys_they_meet_in_order() -> 
     for size in range(4):
         for chosen in itertools.combinations(keys, size):
             expected = tuple(r for r in FORMATS if not r.keys.isdisjoint(chosen))
-            assert _readers_of(dict.fromkeys(chosen).keys()) == expected, chosen
+            assert _asked(dict.fromkeys(chosen).keys())[0] == expected, chosen
 
 
 _GENERIC_ITEMS = [{}, {"claim": "c", "quote": "q", "doc_id": "d"}, {"quote": "q", "document_id": 3},
@@ -37,7 +37,7 @@ def test_every_reader_that_looks_at_a_generic_answer_declines_it_after_one_read_
                {"answer": {"text": "t"}, "citations": [_GENERIC_ITEMS[0]] * 3}]
     for answer in answers:
         assert generic_answer(answer) is answer["citations"]
-        for reader in _readers_of(answer.keys()):
+        for reader in _asked(answer.keys())[0]:
             budget = Budget()
             with charging(budget):
                 assert reader.read(answer, {"documents": ["d"]}) is None, reader.name
