@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from enum import Enum
 
+from ._memo import Memo
+
 __all__ = ["VALUE", "StrEnum"]
 
 
@@ -14,16 +16,8 @@ class StrEnum(str, Enum):
         return str(self.value)
 
 
-class _Values(dict[str, str]):
-    """Filled on first use: a member's value, remembered."""
-
-    def __missing__(self, member: str) -> str:
-        value = self[member] = str.__str__(member)
-        return value
-
-
 #: ``VALUE[member]``: a :class:`StrEnum` member's value as a plain ``str`` (what telemetry
 #: writes), for a dictionary lookup where ``member.value`` costs an enum property call (5x as
 #: much; telemetry reads about 30 per audited call). Members hash and compare as their values,
 #: so members of two enums with one value share an entry, which is that value either way.
-VALUE: dict[str, str] = _Values()
+VALUE: dict[str, str] = Memo(str.__str__)

@@ -9,7 +9,6 @@ configured every call is a no-op.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,6 +16,7 @@ from opentelemetry import metrics
 from opentelemetry.semconv._incubating.attributes import gen_ai_attributes as ga
 
 from .._enum import VALUE
+from .._memo import Memo
 from .._version import __version__
 from ..audit.models import AuditReport, AuditResult
 from ..gate.result import NO_DIAGNOSIS
@@ -98,19 +98,6 @@ CountKey = tuple[str, str, "str | None"]  # (stage, verdict, rejection kind or N
 Shape = tuple[Any, Any, Any, Any]
 
 
-class _Made(dict[Any, Any]):
-    """A cache of values made from their key on first use (:meth:`make`), then read at the
-    cost of a dict look-up: for sets of keys that are finite and small (enum combinations)."""
-
-    def __init__(self, make: Callable[[Any], Any]) -> None:
-        super().__init__()
-        self.make = make
-
-    def __missing__(self, key: Any) -> Any:
-        value = self[key] = self.make(key)
-        return value
-
-
 def _count_attributes(key: CountKey) -> dict[str, str]:
     """The attributes of a ``citation.audits`` point: stage, verdict and, for a rejected quote,
     its rejection kind (invented quotes and misquotes apart, as misattribution is)."""
@@ -135,10 +122,12 @@ def _count_keys(shape: Shape) -> tuple[CountKey, ...]:
     return tuple(keys)
 
 
-# Both filled on first use; reasons are a closed list, count keys and shapes finite sets.
-_COUNT_ATTRIBUTES = _Made(_count_attributes)
-_COUNT_KEYS = _Made(_count_keys)
-_REASON_ATTRIBUTES = _Made(lambda reason: {semconv.ATTR_REASON: reason})
+# Filled on first use (:class:`~vcg_otel._memo.Memo`): count keys and shapes are finite sets,
+# fail-closed reasons a closed list.
+_COUNT_ATTRIBUTES: Memo[CountKey, dict[str, str]] = Memo(_count_attributes)
+_COUNT_KEYS: Memo[Shape, tuple[CountKey, ...]] = Memo(_count_keys)
+_REASON_ATTRIBUTES: Memo[str, dict[str, str]] = Memo(
+    lambda reason: {semconv.ATTR_REASON: reason})
 
 
 def _record_genai(instruments: Instruments, report: AuditReport, r: AuditResult) -> None:
